@@ -1,0 +1,65 @@
+"""tfjs_grad: TensorFlow.js's gradient and training API on JAX.
+
+>>> import tfjs_grad as tf
+>>> tf.grad(lambda x: x ** 2)(tf.tensor1d([1, 2, 3])).tolist()
+[2.0, 4.0, 6.0]
+"""
+
+from ._tensors import ones, random_normal, randomNormal, scalar, tensor, tensor1d, tensor2d, zeros
+from .gradients import (
+    ValueAndGrad,
+    ValueAndGrads,
+    VariableGrads,
+    custom_grad,
+    customGrad,
+    grad,
+    grads,
+    stop_gradient,
+    stopGradient,
+    value_and_grad,
+    value_and_grads,
+    valueAndGrad,
+    valueAndGrads,
+    variable_grads,
+    variableGrads,
+)
+from .variables import (
+    Variable,
+    dispose_variables,
+    disposeVariables,
+    registered_variables,
+    registeredVariables,
+    variable,
+)
+
+__all__ = [
+    "Variable",
+    "ValueAndGrad",
+    "ValueAndGrads",
+    "VariableGrads",
+    "custom_grad",
+    "customGrad",
+    "dispose_variables",
+    "disposeVariables",
+    "grad",
+    "grads",
+    "ones",
+    "random_normal",
+    "randomNormal",
+    "registered_variables",
+    "registeredVariables",
+    "scalar",
+    "stop_gradient",
+    "stopGradient",
+    "tensor",
+    "tensor1d",
+    "tensor2d",
+    "value_and_grad",
+    "value_and_grads",
+    "valueAndGrad",
+    "valueAndGrads",
+    "variable",
+    "variable_grads",
+    "variableGrads",
+    "zeros",
+]

@@ -1,0 +1,130 @@
+"""Read a traced program: which inputs an output depends on, and a structural cache key.
+
+Both walk `jax.extend.core` jaxprs. Connection follows data flow (a `stop_gradient`
+equation connects like any other), recursing into call-like sub-jaxprs so that an
+output of a nested `jit` depends only on the inputs it really reads; loops and
+conditionals are taken conservatively (every output depends on every input).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jax.extend import core as jcore
+
+_CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
+
+
+def _inner_jaxpr(eqn: Any) -> Any | None:
+    """The sub-jaxpr of a call-like equation whose invars/outvars line up with the eqn's."""
+    for key in _CALL_PARAMS:
+        inner = eqn.params.get(key)
+        if isinstance(inner, jcore.ClosedJaxpr):
+            inner = inner.jaxpr
+        if isinstance(inner, jcore.Jaxpr) and len(inner.invars) == len(eqn.invars) and len(
+            inner.outvars
+        ) == len(eqn.outvars):
+            return inner
+    return None
+
+
+def needed_inputs(jaxpr: Any, wanted_outputs: Sequence[bool]) -> list[bool]:
+    """For each invar of `jaxpr`, whether any wanted output depends on it."""
+    needed: set[Any] = {
+        v for v, want in zip(jaxpr.outvars, wanted_outputs) if want and isinstance(v, jcore.Var)
+    }
+    for eqn in reversed(jaxpr.eqns):
+        hits = [isinstance(v, jcore.Var) and v in needed for v in eqn.outvars]
+        if not any(hits):
+            continue
+        inner = _inner_jaxpr(eqn)
+        mask = needed_inputs(inner, hits) if inner is not None else [True] * len(eqn.invars)
+        needed.update(v for v, m in zip(eqn.invars, mask) if m and isinstance(v, jcore.Var))
+    return [v in needed for v in jaxpr.invars]
+
+
+_key_memo: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+class Unkeyable(Exception):
+    """The program holds something whose meaning cannot be captured in a key."""
+
+
+def structure_key(jaxpr: Any) -> Any:
+    """A hashable key equal for programs that compute the same thing from the same inputs.
+
+    Variables are numbered by position, literals keep their values, and parameters are
+    compared by value (sub-jaxprs recursively; other unhashable objects by identity,
+    kept alive by the key so that an identity is never reused).
+    """
+    memo = _key_memo.get(jaxpr)
+    if memo is not None:
+        return memo
+    numbering: dict[Any, int] = {}
+
+    def atom(a: Any) -> Any:
+        if isinstance(a, jcore.Literal):
+            return ("lit", _value_key(a.val), str(a.aval))
+        if a not in numbering:
+            numbering[a] = len(numbering)
+        return numbering[a]
+
+    ins = tuple((atom(v), str(v.aval)) for v in (*jaxpr.constvars, *jaxpr.invars))
+    eqns = tuple(
+        (
+            eqn.primitive.name,
+            tuple(atom(v) for v in eqn.invars),
+            tuple((atom(v), str(v.aval)) for v in eqn.outvars),
+            _params_key(eqn.params),
+        )
+        for eqn in jaxpr.eqns
+    )
+    key = (ins, eqns, tuple(atom(v) for v in jaxpr.outvars))
+    try:
+        _key_memo[jaxpr] = key
+    except TypeError:
+        pass
+    return key
+
+
+def _value_key(value: Any) -> Any:
+    if isinstance(value, jcore.ClosedJaxpr):
+        return ("closed", structure_key(value.jaxpr), tuple(_value_key(c) for c in value.consts))
+    if isinstance(value, jcore.Jaxpr):
+        return ("jaxpr", structure_key(value))
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(_value_key(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _value_key(v)) for k, v in sorted(value.items())))
+    if isinstance(value, np.ndarray) or hasattr(value, "__array__") and hasattr(value, "dtype"):
+        array = np.asarray(value)
+        if array.size > 64:
+            return _Identity(value)
+        return ("array", array.dtype.str, array.shape, array.tobytes())
+    try:
+        hash(value)
+    except TypeError:
+        return _Identity(value)
+    return value
+
+
+class _Identity:
+    """Compares by identity and keeps the object alive, so its id is never reused."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+
+def _params_key(params: dict[str, Any]) -> Any:
+    return tuple((name, _value_key(value)) for name, value in sorted(params.items()))

@@ -1,0 +1,64 @@
+"""The functional variable store: where a Variable's value lives while a transform runs.
+
+Outside any transform a Variable reads and writes its own buffer. A transform
+(`variable_grads`, `tf.jit`, `functionalize`) opens a `Frame` that binds Variables to
+values it chooses (usually tracers). Inside, reads see the innermost binding and
+writes land in the innermost frame; the transform decides afterwards what to write
+back. Frames live in a `ContextVar`, so threads and nested transforms never see each
+other's values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+
+class Frame:
+    """One transform's view of the store: bound values, and what was written or created."""
+
+    __slots__ = ("values", "written", "created", "parent")
+
+    def __init__(self, values: Mapping[int, Any], parent: Frame | None):
+        self.values: dict[int, Any] = dict(values)
+        self.written: dict[int, None] = {}
+        self.created: dict[int, Any] = {}
+        self.parent = parent
+
+    def writes(self) -> dict[int, Any]:
+        """uid -> value for every Variable assigned or created inside this frame."""
+        return {uid: self.values[uid] for uid in self.written}
+
+
+_top: contextvars.ContextVar[Frame | None] = contextvars.ContextVar("tfjs_grad_store", default=None)
+
+
+def current() -> Frame | None:
+    return _top.get()
+
+
+@contextlib.contextmanager
+def bind(values: Mapping[int, Any]) -> Iterator[Frame]:
+    """Open a frame in which the Variables with these uids read the given values."""
+    frame = Frame(values, _top.get())
+    token = _top.set(frame)
+    try:
+        yield frame
+    finally:
+        _top.reset(token)
+
+
+def lookup(uid: int) -> tuple[bool, Any]:
+    """(found, value) of the innermost binding of `uid`."""
+    frame = _top.get()
+    while frame is not None:
+        if uid in frame.values:
+            return True, frame.values[uid]
+        frame = frame.parent
+    return False, None
+
+
+def is_bound(uid: int) -> bool:
+    return lookup(uid)[0]

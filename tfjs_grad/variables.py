@@ -1,0 +1,406 @@
+"""`tf.variable` / `tf.Variable`: named, mutable, array-like state.
+
+A Variable reads its value through the functional store (`_store`): inside a transform
+it sees the value the transform bound; elsewhere, its own buffer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import weakref
+from collections.abc import Iterable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _store
+from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
+
+_registry: weakref.WeakValueDictionary[str, Variable] = weakref.WeakValueDictionary()
+_by_uid: weakref.WeakValueDictionary[int, Variable] = weakref.WeakValueDictionary()
+_uids = itertools.count()
+_auto_names = itertools.count()
+_version = [0]  # bumped whenever the set of live Variables changes
+
+
+class TracedAssignError(ValueError):
+    """A traced value was written to a Variable outside `tf.jit` / `tf.functionalize`."""
+
+
+def _shape_text(shape: Iterable[int]) -> str:
+    return "(" + ",".join(str(d) for d in shape) + ")"
+
+
+def _bump(_ref: object = None) -> None:
+    _version[0] += 1
+
+
+class Variable:
+    """A named, mutable array. Create one with `tf.variable`.
+
+    Variables are array-like: operators, indexing, `np.asarray`, `jnp` functions and
+    array methods (`v.sum()`, `v.reshape(...)`) work on the current value.
+
+    >>> import tfjs_grad as tf
+    >>> v = tf.variable(tf.tensor1d([1, 2, 3]), name="doc_v")
+    >>> v.assign(v * 2)
+    >>> (v + 1).tolist()
+    [3.0, 5.0, 7.0]
+    >>> v.dispose()
+    """
+
+    __slots__ = (
+        "_uid",
+        "_name",
+        "trainable",
+        "_buffer",
+        "_shape",
+        "_dtype",
+        "_exported",
+        "_disposed",
+        "__weakref__",
+    )
+    __array_priority__ = 100
+
+    def __init__(
+        self,
+        initial_value: ArrayLike,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: Any = None,
+        *,
+        sharding: jax.sharding.Sharding | None = None,
+    ):
+        fresh = _is_python_numeric(initial_value)
+        value = convert(initial_value, argument="initial_value", fn="variable")
+        target = to_dtype(dtype)
+        if target is not None and value.dtype != target:
+            value, fresh = value.astype(target), True
+        if sharding is not None:
+            if not isinstance(sharding, jax.sharding.Sharding):
+                raise TypeError(
+                    "Argument 'sharding' passed to 'variable' must be a jax.sharding.Sharding, "
+                    f"but got '{type(sharding).__name__}'"
+                )
+            value = jax.device_put(value, sharding)
+        if not name:
+            name = str(next(_auto_names))
+        elif not isinstance(name, str):
+            raise TypeError(f"Argument 'name' passed to 'variable' must be a string, got {name!r}")
+        if name in _registry:
+            raise ValueError(f"Variable with name {name} was already registered")
+        self._uid = next(_uids)
+        self._name = name
+        self.trainable = bool(trainable)
+        self._shape = tuple(value.shape)
+        self._dtype = value.dtype
+        self._disposed = False
+        self._buffer: Any = None
+        self._exported = not fresh
+        frame = _store.current()
+        if frame is not None:
+            frame.created[self._uid] = self
+            frame.values[self._uid] = value
+            frame.written[self._uid] = None
+        elif isinstance(value, jax.core.Tracer):
+            raise TracedAssignError(
+                f"Cannot create Variable '{name}' from a traced value outside a stateful "
+                "transform. Create it outside jax.jit/jax.vmap, or compile with tf.jit "
+                "(or use tf.functionalize) so the new value can be written back."
+            )
+        else:
+            self._buffer = value
+        _registry[name] = self
+        _by_uid[self._uid] = self
+        weakref.finalize(self, _bump)
+        _bump()
+
+    # -- identity and metadata -------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def dtype(self) -> Any:
+        return self._dtype
+
+    @property
+    def rank(self) -> int:
+        return len(self._shape)
+
+    ndim = rank
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._shape, dtype=np.int64))
+
+    @property
+    def is_disposed(self) -> bool:
+        return self._disposed
+
+    isDisposed = is_disposed
+
+    # -- reading and writing ---------------------------------------------------------
+    def read(self) -> Any:
+        """The current value (the store's binding inside a transform), without copying."""
+        if self._disposed:
+            raise ValueError(f"Variable '{self._name}' is disposed.")
+        if _store.current() is not None:
+            found, value = _store.lookup(self._uid)
+            if found:
+                return value
+        if self._buffer is None:
+            raise ValueError(
+                f"Variable '{self._name}' was created inside a transform whose result was "
+                "never written back, so it has no value."
+            )
+        return self._buffer
+
+    @property
+    def value(self) -> jax.Array:
+        """The current value as a `jax.Array`; it stays valid after later steps."""
+        value = self.read()
+        if value is self._buffer:
+            self._exported = True
+        return value
+
+    def assign(self, new_value: ArrayLike) -> None:
+        """Replace the value; dtype and shape must match exactly (tfjs's rule)."""
+        value = convert(new_value, argument="new_value", fn="assign")
+        self._check_disposed()
+        if value.dtype != self._dtype:
+            raise ValueError(
+                f"dtype of the new value ({dtype_name(value.dtype)}) and previous value "
+                f"({dtype_name(self._dtype)}) must match"
+            )
+        if tuple(value.shape) != self._shape:
+            raise ValueError(
+                f"shape of the new value {_shape_text(value.shape)} and previous value "
+                f"{_shape_text(self._shape)} must match"
+            )
+        self._write(value, owned=_is_python_numeric(new_value))
+
+    def _write(self, value: Any, owned: bool = True) -> None:
+        """Store a value already checked for shape and dtype (internal fast path)."""
+        frame = _store.current()
+        if frame is not None:
+            frame.values[self._uid] = value
+            frame.written[self._uid] = None
+            return
+        if isinstance(value, jax.core.Tracer):
+            raise TracedAssignError(
+                f"Cannot assign a traced value to Variable '{self._name}' under a plain JAX "
+                "transform (jax.jit, jax.vmap, ...): the new value would leak out of the "
+                "trace. Compile stateful code with tf.jit, or use tf.functionalize to get a "
+                "pure function of the variables' state."
+            )
+        if self._disposed:
+            return
+        if self._sharding_differs(value):
+            value = jax.device_put(value, self._buffer.sharding)
+        self._buffer = value
+        self._exported = not owned
+
+    def _sharding_differs(self, value: Any) -> bool:
+        old = self._buffer
+        if old is None or not isinstance(old, jax.Array) or not isinstance(value, jax.Array):
+            return False
+        try:
+            return len(old.sharding.device_set) > 1 and old.sharding != value.sharding
+        except Exception:  # a deleted buffer or an opaque sharding: nothing to keep
+            return False
+
+    def _check_disposed(self) -> None:
+        if self._disposed:
+            raise ValueError(f"Variable '{self._name}' is disposed.")
+
+    def dispose(self) -> None:
+        """Free the buffer and unregister; the name can be reused. Disposing twice is a no-op."""
+        if self._disposed:
+            return
+        self._disposed = True
+        if _registry.get(self._name) is self:
+            del _registry[self._name]
+        _by_uid.pop(self._uid, None)
+        _bump()
+        buffer, self._buffer = self._buffer, None
+        if isinstance(buffer, jax.Array) and not self._exported and not buffer.is_deleted():
+            buffer.delete()
+
+    # -- array protocol --------------------------------------------------------------
+    def __jax_array__(self) -> Any:
+        return self.value
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = np.asarray(self.value)
+        return array if dtype is None else array.astype(dtype)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return getattr(self.value, attr)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.read()[index]
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of unsized object")
+        return self._shape[0]
+
+    def __iter__(self) -> Any:
+        return iter(self.read())
+
+    def __bool__(self) -> bool:
+        return bool(self.read())
+
+    def __float__(self) -> float:
+        return float(self.read())
+
+    def __int__(self) -> int:
+        return int(self.read())
+
+    def __complex__(self) -> complex:
+        return complex(self.read())
+
+    def __index__(self) -> int:
+        return int(self.read())
+
+    def __format__(self, spec: str) -> str:
+        return format(np.asarray(self.read()), spec) if spec else repr(self)
+
+    def __repr__(self) -> str:
+        if self._disposed:
+            return f"<tf.Variable '{self._name}' (disposed)>"
+        value = self.read()
+        shown = "<traced>" if isinstance(value, jax.core.Tracer) else np.asarray(value)
+        return (
+            f"<tf.Variable '{self._name}' shape={self._shape} dtype={dtype_name(self._dtype)}"
+            f" trainable={self.trainable} value={shown}>"
+        )
+
+
+def _binary(op: Any, reverse: bool = False) -> Any:
+    if reverse:
+        return lambda self, other: op(_operand(other), self.read())
+    return lambda self, other: op(self.read(), _operand(other))
+
+
+def _operand(x: Any) -> Any:
+    return x.read() if isinstance(x, Variable) else x
+
+
+_OPERATORS = {
+    "add": jnp.add,
+    "sub": jnp.subtract,
+    "mul": jnp.multiply,
+    "truediv": jnp.true_divide,
+    "floordiv": jnp.floor_divide,
+    "mod": jnp.mod,
+    "pow": jnp.power,
+    "matmul": jnp.matmul,
+    "and": jnp.bitwise_and,
+    "or": jnp.bitwise_or,
+    "xor": jnp.bitwise_xor,
+}
+for _name, _op in _OPERATORS.items():
+    setattr(Variable, f"__{_name}__", _binary(_op))
+    setattr(Variable, f"__r{_name}__", _binary(_op, reverse=True))
+for _name, _op in {"lt": jnp.less, "le": jnp.less_equal, "gt": jnp.greater, "ge": jnp.greater_equal}.items():
+    setattr(Variable, f"__{_name}__", _binary(_op))
+Variable.__neg__ = lambda self: -self.read()  # type: ignore[attr-defined]
+Variable.__pos__ = lambda self: +self.read()  # type: ignore[attr-defined]
+Variable.__abs__ = lambda self: abs(self.read())  # type: ignore[attr-defined]
+Variable.__invert__ = lambda self: ~self.read()  # type: ignore[attr-defined]
+
+
+def _flatten(v: Variable) -> tuple[tuple[Any], None]:
+    return (v.value,), None
+
+
+def _unflatten(_aux: None, children: Any) -> Any:
+    # Inside a JAX transform a Variable is just its value: lax, custom_jvp rules and
+    # tangents all see a plain array, and nothing can mutate state behind the transform.
+    return children[0]
+
+
+jax.tree_util.register_pytree_node(Variable, _flatten, _unflatten)
+
+
+def variable(
+    initial_value: ArrayLike,
+    trainable: bool = True,
+    name: str | None = None,
+    dtype: Any = None,
+    *,
+    sharding: jax.sharding.Sharding | None = None,
+) -> Variable:
+    """Create a Variable, like `tf.variable(initialValue, trainable, name, dtype)`.
+
+    Unnamed variables get tfjs's auto names: "0", "1", ... (one process-wide counter).
+
+    >>> import tfjs_grad as tf
+    >>> w = tf.variable(tf.zeros([2, 3]), name="doc_w")
+    >>> w.shape, w.dtype.name, w.trainable
+    ((2, 3), 'float32', True)
+    >>> w.dispose()
+    """
+    return Variable(initial_value, trainable, name, dtype, sharding=sharding)
+
+
+_INTEGER_NAME = re.compile(r"^(0|[1-9][0-9]*)$")
+
+
+def _js_key_order(names: Iterable[str]) -> list[str]:
+    """JS object key order: integer-like names ascending first, then insertion order."""
+    names = list(names)
+    integers = sorted(
+        (n for n in names if _INTEGER_NAME.match(n) and int(n) < 2**32 - 1), key=int
+    )
+    chosen = set(integers)
+    return integers + [n for n in names if n not in chosen]
+
+
+def registered_variables() -> dict[str, Variable]:
+    """Every live Variable by name, in tfjs's key order.
+
+    >>> import tfjs_grad as tf
+    >>> v = tf.variable(tf.scalar(1.0), name="doc_registered")
+    >>> "doc_registered" in tf.registered_variables()
+    True
+    >>> v.dispose()
+    >>> "doc_registered" in tf.registered_variables()
+    False
+    """
+    live = dict(_registry.items())
+    return {name: live[name] for name in _js_key_order(live)}
+
+
+def live_variables() -> list[Variable]:
+    """Live Variables in creation order (cheap; no JS key ordering)."""
+    return list(_by_uid.values())
+
+
+def variable_by_uid(uid: int) -> Variable | None:
+    return _by_uid.get(uid)
+
+
+def registry_version() -> int:
+    return _version[0]
+
+
+def dispose_variables() -> None:
+    """Dispose every live Variable (`tf.disposeVariables`)."""
+    for v in list(_by_uid.values()):
+        v.dispose()
+
+
+registeredVariables = registered_variables
+disposeVariables = dispose_variables

@@ -5,6 +5,7 @@
 [2.0, 4.0, 6.0]
 """
 
+from . import train
 from ._tensors import ones, random_normal, randomNormal, scalar, tensor, tensor1d, tensor2d, zeros
 from .gradients import (
     ValueAndGrad,
@@ -23,6 +24,9 @@ from .gradients import (
     variable_grads,
     variableGrads,
 )
+from .functional import functionalize, get_state, set_state
+from .jit import jit
+from .train import NamedTensor, Optimizer
 from .variables import (
     Variable,
     dispose_variables,
@@ -33,6 +37,13 @@ from .variables import (
 )
 
 __all__ = [
+    "NamedTensor",
+    "Optimizer",
+    "functionalize",
+    "get_state",
+    "jit",
+    "set_state",
+    "train",
     "Variable",
     "ValueAndGrad",
     "ValueAndGrads",

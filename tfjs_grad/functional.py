@@ -1,0 +1,117 @@
+"""The pure view of stateful code: `functionalize`, `get_state`, `set_state`.
+
+`functionalize(fn)` returns `pure(state, *args) -> (out, new_state)`, which composes
+with every JAX transform (`jax.jit`, `jax.vmap`, `lax.scan`, `shard_map`, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import jax
+
+from . import _store
+from .variables import Variable, registered_variables, variable_by_uid
+
+
+def _resolve(var_list: Sequence[Variable] | None) -> list[Variable]:
+    if var_list is None:
+        return list(registered_variables().values())
+    if not isinstance(var_list, (list, tuple)) or not all(isinstance(v, Variable) for v in var_list):
+        raise TypeError("Argument 'var_list' must be a list of Variables")
+    return list(var_list)
+
+
+def get_state(var_list: Sequence[Variable] | None = None) -> dict[str, jax.Array]:
+    """Current values by name: every live Variable (non-trainable ones too) by default.
+
+    >>> import tfjs_grad as tf
+    >>> v = tf.variable(tf.scalar(2.0), name="doc_state_v")
+    >>> float(tf.get_state([v])["doc_state_v"])
+    2.0
+    >>> v.dispose()
+    """
+    return {v.name: v.value for v in _resolve(var_list)}
+
+
+def set_state(state: Mapping[str, Any]) -> None:
+    """Write values back by name; a partial dict updates only the names it holds.
+
+    Every name and shape is checked before anything is written.
+
+    >>> import tfjs_grad as tf
+    >>> v = tf.variable(tf.scalar(2.0), name="doc_set_state_v")
+    >>> tf.set_state({"doc_set_state_v": tf.scalar(5.0)})
+    >>> float(v.value)
+    5.0
+    >>> v.dispose()
+    """
+    if not isinstance(state, Mapping):
+        raise TypeError("Argument 'state' passed to 'set_state' must be a dict name -> array")
+    live = registered_variables()
+    unknown = [name for name in state if name not in live]
+    if unknown:
+        raise ValueError(f"set_state: no live Variable named {', '.join(map(repr, unknown))}")
+    from ._tensors import convert
+
+    checked = []
+    for name, value in state.items():
+        var = live[name]
+        array = convert(value, argument=f"state[{name!r}]", fn="set_state")
+        if array.shape != var.shape or array.dtype != var.dtype:
+            raise ValueError(
+                f"set_state: state[{name!r}] has shape {array.shape} and dtype {array.dtype}, "
+                f"but Variable '{name}' has shape {var.shape} and dtype {var.dtype}"
+            )
+        checked.append((var, array))
+    for var, array in checked:
+        var._write(array, owned=False)
+
+
+def functionalize(
+    fn: Callable[..., Any], var_list: Sequence[Variable] | None = None
+) -> Callable[..., tuple[Any, dict[str, Any]]]:
+    """Turn stateful `fn` into `pure(state, *args) -> (out, new_state)`.
+
+    `state` maps Variable names to values (`get_state(var_list)` reads it). Inside
+    `pure`, those Variables read the given values; their assignments, and Variables
+    created by `fn`, come back in `new_state` instead of being written. Names not in
+    `state` read their current value as a constant.
+
+    >>> import jax, tfjs_grad as tf
+    >>> w = tf.variable(tf.scalar(3.0), name="doc_fn_w")
+    >>> def step(x):
+    ...     w.assign(w * x)
+    ...     return w + 1
+    >>> pure = tf.functionalize(step, [w])
+    >>> out, new_state = jax.jit(pure)(tf.get_state([w]), 2.0)
+    >>> float(out), float(new_state["doc_fn_w"]), float(w.value)
+    (7.0, 6.0, 3.0)
+    >>> w.dispose()
+    """
+    if not callable(fn):
+        raise TypeError("The fn passed in functionalize(fn) must be a function")
+    if var_list is not None:
+        _resolve(var_list)
+
+    def pure(state: Mapping[str, Any], *args: Any, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        if not isinstance(state, Mapping):
+            raise TypeError("The state passed to a functionalized fn must be a dict name -> array")
+        pool = {v.name: v for v in _resolve(var_list)} if var_list is not None else None
+        live = registered_variables() if pool is None else pool
+        missing = [name for name in state if name not in live]
+        if missing:
+            raise ValueError(f"functionalize: no Variable named {', '.join(map(repr, missing))}")
+        uids = {live[name]._uid: name for name in state}
+        with _store.bind({uid: state[name] for uid, name in uids.items()}) as frame:
+            out = fn(*args, **kwargs)
+        new_state = {name: frame.values[uid] for uid, name in uids.items()}
+        for uid in frame.written:
+            if uid not in uids:
+                var = frame.created.get(uid) or variable_by_uid(uid)
+                if var is not None:
+                    new_state[var.name] = frame.values[uid]
+        return out, new_state
+
+    return pure

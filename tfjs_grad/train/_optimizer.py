@@ -1,0 +1,386 @@
+"""The tfjs `Optimizer` interface over any optax transformation.
+
+State lives in Variables (so `tf.jit` threads it like any other state): an int32
+`iterations` counter and one Variable per leaf of the optax state. The optax state is
+built over the dict `{variable name: value}` of every variable this optimizer has
+seen; a call that leaves some variables out (no gradient, or None) gives the
+transformation zeros for them, then keeps their values and their slots exactly as they
+were (every subtree keyed by variable names is merged per name). Counters and other
+per-optimizer state advance on every call, as tfjs's do.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from .. import _store
+from .._tensors import ArrayLike, convert, dtype_name
+from ..gradients import VariableGrads, variable_grads
+from ..variables import Variable, registered_variables, variable
+
+_optimizer_ids = itertools.count()
+
+
+class NamedTensor(NamedTuple):
+    """A `{name, tensor}` pair, as tfjs's `NamedTensor`."""
+
+    name: str
+    tensor: Any
+
+
+def _is_variable(x: Any) -> bool:
+    return isinstance(x, Variable)
+
+
+def _keyed_by(names: Sequence[str]) -> Callable[[Any], bool]:
+    wanted = set(names)
+    return lambda x: isinstance(x, dict) and len(x) == len(wanted) and set(x) == wanted
+
+
+def _select_present(new: Any, old: Any, names: Sequence[str], present: Sequence[bool]) -> Any:
+    """new state, except that entries of absent variables keep their old values."""
+    keep = {n for n, p in zip(names, present) if not p}
+    if not keep:
+        return new
+    return jax.tree.map(
+        lambda n, o: {k: (o[k] if k in keep else n[k]) for k in n} if isinstance(n, dict) else n,
+        new,
+        old,
+        is_leaf=_keyed_by(names),
+    )
+
+
+def _update(
+    tx: optax.GradientTransformation,
+    names: tuple[str, ...],
+    present: tuple[bool, ...],
+    params: dict[str, Any],
+    grads: dict[str, Any],
+    state: Any,
+) -> tuple[dict[str, Any], Any]:
+    updates, new_state = tx.update(grads, state, params)
+    new_params = optax.apply_updates(
+        {n: params[n] for n, p in zip(names, present) if p},
+        {n: updates[n] for n, p in zip(names, present) if p},
+    )
+    return new_params, _select_present(new_state, state, names, present)
+
+
+class Optimizer:
+    """Base class of the tfjs optimizers; `from_optax` wraps any optax transformation.
+
+    >>> import optax, tfjs_grad as tf
+    >>> w = tf.variable(tf.tensor1d([1, 2]), name="doc_opt_w")
+    >>> opt = tf.train.from_optax(optax.sgd(0.1))
+    >>> float(opt.minimize(lambda: (w ** 2).sum(), return_cost=True))
+    5.0
+    >>> w.value.tolist(), opt.iterations
+    ([0.800000011920929, 1.600000023841858], 1)
+    >>> w.dispose(); opt.dispose()
+    """
+
+    class_name = "Optimizer"
+    _config_keys: tuple[str, ...] = ()
+    # (state field, tfjs slot suffix) in getWeights order; empty for a generic optax state.
+    _slots: tuple[tuple[str, str], ...] = ()
+
+    def __init__(self, transformation: optax.GradientTransformation):
+        if not isinstance(transformation, optax.GradientTransformation):
+            raise TypeError(
+                "Argument 'transformation' must be an optax.GradientTransformation, "
+                f"but got '{type(transformation).__name__}'"
+            )
+        self._tx = transformation
+        self._prefix = f"{self.class_name.lower()}_{next(_optimizer_ids)}"
+        self._iterations = variable(
+            jnp.zeros((), jnp.int32), trainable=False, name=f"{self._prefix}/iter"
+        )
+        self._names: tuple[str, ...] = ()
+        self._state: Any = None  # the optax state's structure, with Variables as leaves
+        self._compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
+        self._slot_ids = itertools.count()
+        self._disposed = False
+
+    # -- the tfjs interface -----------------------------------------------------------
+    @property
+    def iterations(self) -> int:
+        """Applied steps so far (an array while traced inside `tf.jit`)."""
+        value = self._iterations.read()
+        return value if isinstance(value, jax.core.Tracer) else int(value)
+
+    def minimize(
+        self,
+        f: Callable[[], ArrayLike],
+        return_cost: bool = False,
+        var_list: Sequence[Variable] | None = None,
+    ) -> jax.Array | None:
+        """Compute gradients of `f` and apply them; return the cost when asked.
+
+        >>> import tfjs_grad as tf
+        >>> x = tf.variable(tf.tensor1d([2, 2]), name="doc_min_x")
+        >>> opt = tf.train.sgd(0.25)
+        >>> opt.minimize(lambda: (x ** 2).sum())
+        >>> x.value.tolist()
+        [1.0, 1.0]
+        >>> x.dispose(); opt.dispose()
+        """
+        self._check_alive()
+        value, grads = self.compute_gradients(f, var_list)
+        if var_list is None:
+            self.apply_gradients(grads)
+        else:
+            self.apply_gradients([NamedTensor(v.name, grads.get(v.name)) for v in var_list])
+        return value if return_cost else None
+
+    def compute_gradients(
+        self, f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None = None
+    ) -> VariableGrads:
+        """`tf.variable_grads(f, var_list)`."""
+        return variable_grads(f, var_list)
+
+    def apply_gradients(self, variable_gradients: Any) -> None:
+        """Apply `{name: gradient}` or `[NamedTensor(name, gradient), ...]`.
+
+        None entries are skipped; variables absent from the gradients are not touched,
+        nor are their slots. Everything is checked before anything changes.
+        """
+        self._check_alive()
+        entries = _entries(variable_gradients)
+        live = registered_variables()
+        targets: list[Variable] = []
+        grads: dict[str, Any] = {}
+        for name, g in entries:
+            var = live.get(name)
+            if var is None:
+                raise ValueError(
+                    f"apply_gradients: no live Variable named '{name}' (got a gradient for it)"
+                )
+            targets.append(var)
+            if g is None:
+                continue
+            g = convert(g, argument=f"gradients['{name}']", fn="applyGradients")
+            if tuple(g.shape) != var.shape:
+                raise ValueError(
+                    f"apply_gradients: the gradient for '{name}' has shape {tuple(g.shape)}, "
+                    f"but the variable has shape {var.shape}"
+                )
+            if not jnp.issubdtype(var.dtype, jnp.inexact):
+                raise ValueError(
+                    f"apply_gradients: Variable '{name}' has dtype {dtype_name(var.dtype)}; "
+                    "only float variables can be updated"
+                )
+            grads[name] = g.astype(var.dtype)
+        self._ensure_state(targets)
+        self._step(grads)
+
+    # -- state ------------------------------------------------------------------------
+    def _ensure_state(self, targets: Sequence[Variable]) -> None:
+        new = [v for v in dict.fromkeys(targets) if v.name not in self._names]
+        if not new:
+            return
+        names = self._names + tuple(v.name for v in new)
+        live = registered_variables()
+        fresh = self._tx.init({n: live[n].read() for n in names})
+
+        def build(fresh: Any, old: Any = None) -> Any:
+            # Keep the Variables of state already held; make new ones for the rest.
+            if isinstance(fresh, dict) and set(fresh) == set(names):
+                old = old if isinstance(old, dict) else {}
+                return {n: old[n] if n in old else self._slot(n, fresh[n]) for n in names}
+            return old if old is not None else self._slot(None, fresh)
+
+        if self._state is None:
+            state = jax.tree.map(build, fresh, is_leaf=_keyed_by(names))
+        else:
+            state = jax.tree.map(build, fresh, self._state, is_leaf=_keyed_by(names))
+        self._names, self._state = names, state
+
+    def _slot(self, var_name: str | None, init: Any) -> Any:
+        if not isinstance(init, (jax.Array, jax.core.Tracer)):
+            return jax.tree.map(lambda leaf: self._slot(var_name, leaf), init)
+        owner = var_name if var_name is not None else "_"
+        k = next(self._slot_ids)
+        return variable(init, trainable=False, name=f"{self._prefix}/{owner}/{k}")
+
+    def _read_state(self) -> Any:
+        return jax.tree.map(lambda v: v.read(), self._state, is_leaf=_is_variable)
+
+    def _step(self, grads: dict[str, Any]) -> None:
+        names = self._names
+        live = registered_variables()
+        variables = [live[n] for n in names]
+        present = tuple(n in grads for n in names)
+        params = {v.name: v.read() for v in variables}
+        full = {n: grads[n] if n in grads else jnp.zeros_like(params[n]) for n in names}
+        state = self._read_state()
+        traced = _store.current() is not None or any(
+            isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((params, full, state))
+        )
+        if traced:
+            new_params, new_state = _update(self._tx, names, present, params, full, state)
+        else:
+            key = (names, present)
+            run = self._compiled.get(key)
+            if run is None:
+                run = jax.jit(lambda p, g, s: _update(self._tx, names, present, p, g, s))
+                self._compiled[key] = run
+            new_params, new_state = run(params, full, state)
+        for name, value in new_params.items():
+            live[name]._write(value)
+        jax.tree.map(lambda var, value: var._write(value), self._state, new_state, is_leaf=_is_variable)
+        self._iterations._write(self._iterations.read() + 1)
+
+    # -- weights and config -----------------------------------------------------------
+    def get_weights(self) -> list[NamedTensor]:
+        """`[NamedTensor('iter', ...), NamedTensor('<variable>/<slot>', ...), ...]`."""
+        self._check_alive()
+        weights = [NamedTensor("iter", jnp.asarray(self._iterations.read(), jnp.int32))]
+        if self._state is None:
+            return weights
+        for field, suffix in self._slot_fields():
+            group = getattr(self._state, field) if field else self._state
+            for name in self._names:
+                for path, var in jax.tree_util.tree_leaves_with_path(group[name], is_leaf=_is_variable):
+                    label = suffix or jax.tree_util.keystr(path)
+                    weights.append(NamedTensor(f"{name}/{label}", var.read()))
+        return weights
+
+    def _slot_fields(self) -> tuple[tuple[str, str], ...]:
+        return self._slots
+
+    def set_weights(self, weights: Sequence[Any]) -> None:
+        """Load `get_weights()` output (the `iter` entry first) into this optimizer."""
+        self._check_alive()
+        entries = _entries(weights)
+        if not entries or entries[0][0] != "iter":
+            raise ValueError("set_weights: the first entry must be 'iter'")
+        iterations = int(convert(entries[0][1], argument="weights[0]", fn="setWeights"))
+        slots = entries[1:]
+        expected: list[tuple[str, str]] = []
+        fields = self._slot_fields()
+        if slots and not fields:
+            raise ValueError(f"{self.class_name} optimizer does not have settable weights.")
+        per_group = len(slots) // max(len(fields), 1)
+        var_names = [name.rsplit("/", 1)[0] for name, _ in slots[:per_group]]
+        for field, suffix in fields:
+            expected += [(field, f"{v}/{suffix}") for v in var_names]
+        if [name for name, _ in slots] != [name for _, name in expected]:
+            raise ValueError(
+                "set_weights: expected slots "
+                f"{[name for _, name in expected]}, got {[name for name, _ in slots]}"
+            )
+        live = registered_variables()
+        missing = [v for v in var_names if v not in live]
+        if missing:
+            raise ValueError(f"set_weights: no live Variable named {missing[0]!r}")
+        self._ensure_state([live[v] for v in var_names])
+        values = {}
+        for (field, label), (_, tensor) in zip(expected, slots):
+            var_name = label.rsplit("/", 1)[0]
+            slot = getattr(self._state, field)[var_name]
+            array = convert(tensor, argument=label, fn="setWeights")
+            if array.shape != slot.shape:
+                raise ValueError(
+                    f"set_weights: '{label}' has shape {array.shape}, expected {slot.shape}"
+                )
+            values[id(slot)] = (slot, array.astype(slot.dtype))
+        for slot, array in values.values():
+            slot._write(array, owned=False)
+        self._iterations._write(jnp.asarray(iterations, jnp.int32))
+        self._after_set_weights(iterations)
+
+    def _after_set_weights(self, iterations: int) -> None:
+        """Hook: derive per-optimizer counters from `iterations` (Adam's beta powers)."""
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments, under tfjs's keys, in tfjs's order."""
+        return {key: getattr(self, "_" + key) for key in self._config_keys}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Optimizer:
+        """`cls(*config values in tfjs's key order)`."""
+        return cls(*(config.get(key) for key in cls._config_keys))
+
+    def get_class_name(self) -> str:
+        return self.class_name
+
+    def dispose(self) -> None:
+        """Dispose the optimizer's state Variables; the optimizer cannot be used after."""
+        if self._disposed:
+            return
+        self._disposed = True
+        self._iterations.dispose()
+        for var in jax.tree.leaves(self._state, is_leaf=_is_variable):
+            var.dispose()
+        self._state = None
+
+    def _check_alive(self) -> None:
+        if self._disposed:
+            raise ValueError(f"This {self.class_name} optimizer was disposed.")
+
+    def __repr__(self) -> str:
+        return f"<tf.train.{self.class_name} {self.get_config()}>"
+
+    computeGradients = compute_gradients
+    applyGradients = apply_gradients
+    getWeights = get_weights
+    setWeights = set_weights
+    getConfig = get_config
+    fromConfig = from_config
+    getClassName = get_class_name
+
+
+def _entries(gradients: Any) -> list[tuple[str, Any]]:
+    """Normalise `{name: g}` or `[{name, tensor}]` / `[NamedTensor]` to (name, g) pairs."""
+    if isinstance(gradients, VariableGrads):
+        gradients = gradients.grads
+    if isinstance(gradients, Mapping):
+        return [(str(k), v) for k, v in gradients.items()]
+    if isinstance(gradients, (list, tuple)):
+        out = []
+        for i, item in enumerate(gradients):
+            if isinstance(item, NamedTensor) or (
+                isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+            ):
+                out.append((item[0], item[1]))
+            elif isinstance(item, Mapping) and "name" in item:
+                out.append((item["name"], item.get("tensor")))
+            else:
+                raise TypeError(
+                    f"Argument 'variable_gradients[{i}]' must be a NamedTensor or "
+                    "{'name': ..., 'tensor': ...}"
+                )
+        return out
+    raise TypeError(
+        "Argument 'variable_gradients' must be a dict name -> gradient or a list of "
+        f"NamedTensor, but got '{type(gradients).__name__}'"
+    )
+
+
+def from_optax(transformation: optax.GradientTransformation) -> Optimizer:
+    """Any optax transformation behind tfjs's Optimizer interface.
+
+    Partial updates: a variable without a gradient in a call keeps its value and every
+    state entry keyed by its name (moments, accumulators); state that is not per
+    variable (step counts, schedules' counters) advances on every call, as tfjs's
+    counters do. Transformations that mix variables (e.g. `clip_by_global_norm`) see
+    zeros for the absent ones.
+
+    >>> import optax, tfjs_grad as tf
+    >>> w = tf.variable(tf.tensor1d([1, -1]), name="doc_from_optax_w")
+    >>> opt = tf.train.from_optax(optax.chain(optax.clip_by_global_norm(1.0), optax.adam(0.1)))
+    >>> opt.minimize(lambda: (w ** 2).sum())
+    >>> [round(x, 3) for x in w.value.tolist()]
+    [0.9, -0.9]
+    >>> w.dispose(); opt.dispose()
+    """
+    return Optimizer(transformation)
+
+
+fromOptax = from_optax

@@ -1,0 +1,19 @@
+"""Learning rates: a number, or an optax schedule evaluated at the optimizer's step count."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax.numpy as jnp
+
+LearningRate = float | Callable[[Any], Any]
+
+
+def at(learning_rate: LearningRate, count: Any) -> Any:
+    """The learning rate for the update at 0-based step `count`."""
+    return learning_rate(count) if callable(learning_rate) else learning_rate
+
+
+def zero_count() -> Any:
+    return jnp.zeros((), jnp.int32)

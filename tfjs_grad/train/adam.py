@@ -1,0 +1,110 @@
+"""`tf.train.adam`, exactly as tfjs 4.22 computes it.
+
+    m' = b1*m + (1-b1)*g          v' = b2*v + (1-b2)*g^2
+    w <- (m'/(1-P1)) / (sqrt(v'/(1-P2)) + eps) * (-lr) + w
+    after every call: P1 <- P1*b1, P2 <- P2*b2   (float32 running products, from b1, b2)
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from . import _schedule
+from ._optimizer import Optimizer
+
+
+class AdamState(NamedTuple):
+    m: Any
+    v: Any
+    acc_beta1: Any
+    acc_beta2: Any
+    count: Any
+
+
+def tfjs_adam(
+    learning_rate: _schedule.LearningRate = 0.001,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    epsilon: float = 1e-7,
+) -> optax.GradientTransformation:
+    """tfjs's Adam update (epsilon added to the bias-corrected root)."""
+
+    def init_fn(params: Any) -> AdamState:
+        zeros = jax.tree.map(jnp.zeros_like, params)
+        return AdamState(
+            zeros, zeros, jnp.float32(beta1), jnp.float32(beta2), _schedule.zero_count()
+        )
+
+    def update_fn(updates: Any, state: AdamState, params: Any = None) -> Any:
+        lr = _schedule.at(learning_rate, state.count)
+        one_minus_p1, one_minus_p2 = 1 - state.acc_beta1, 1 - state.acc_beta2
+        m = jax.tree.map(lambda m, g: m * beta1 + g * (1 - beta1), state.m, updates)
+        v = jax.tree.map(lambda v, g: v * beta2 + jnp.square(g) * (1 - beta2), state.v, updates)
+        out = jax.tree.map(
+            lambda m, v: (m / one_minus_p1) / (jnp.sqrt(v / one_minus_p2) + epsilon) * -lr, m, v
+        )
+        new_state = AdamState(
+            m, v, state.acc_beta1 * beta1, state.acc_beta2 * beta2, state.count + 1
+        )
+        return out, new_state
+
+    return optax.GradientTransformation(init_fn, update_fn)
+
+
+class AdamOptimizer(Optimizer):
+    """Adam as tfjs computes it (`tf.train.adam`)."""
+
+    class_name = "Adam"
+    _config_keys = ("learningRate", "beta1", "beta2", "epsilon")
+    _slots = (("m", "m"), ("v", "v"))
+
+    def __init__(
+        self,
+        learning_rate: _schedule.LearningRate = 0.001,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float | None = None,
+    ):
+        self._learningRate = 0.001 if learning_rate is None else learning_rate
+        self._beta1 = 0.9 if beta1 is None else beta1
+        self._beta2 = 0.999 if beta2 is None else beta2
+        self._epsilon = 1e-7 if epsilon is None else epsilon
+        super().__init__(tfjs_adam(self._learningRate, self._beta1, self._beta2, self._epsilon))
+
+    def _after_set_weights(self, iterations: int) -> None:
+        # tfjs sets the running products to pow(beta, iter+1); we repeat the float32
+        # products step by step instead, so a restored optimizer continues bit for bit.
+        state = self._state
+        if state is not None:
+            state.acc_beta1._write(jnp.asarray(_running_product(self._beta1, iterations)))
+            state.acc_beta2._write(jnp.asarray(_running_product(self._beta2, iterations)))
+
+
+def _running_product(beta: float, steps: int) -> np.float32:
+    product = np.float32(beta)
+    for _ in range(steps):
+        product = np.float32(product * np.float32(beta))
+    return product
+
+
+def adam(
+    learning_rate: _schedule.LearningRate = 0.001,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    epsilon: float | None = None,
+) -> AdamOptimizer:
+    """`tf.train.adam(learningRate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-7)`.
+
+    >>> import tfjs_grad as tf
+    >>> w = tf.variable(tf.tensor1d([1, 2]), name="doc_adam_w")
+    >>> tf.train.adam().apply_gradients({"doc_adam_w": tf.tensor1d([0.5, -1])})
+    >>> [round(x, 6) for x in w.value.tolist()]
+    [0.999, 2.001]
+    >>> w.dispose()
+    """
+    return AdamOptimizer(learning_rate, beta1, beta2, epsilon)

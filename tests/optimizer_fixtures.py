@@ -6,7 +6,6 @@ import json
 import pathlib
 
 import jax.numpy as jnp
-import numpy as np
 
 import tfjs_grad as tf
 

@@ -7,6 +7,7 @@
 
 from . import train
 from ._tensors import ones, random_normal, randomNormal, scalar, tensor, tensor1d, tensor2d, zeros
+from .functional import functionalize, get_state, set_state
 from .gradients import (
     ValueAndGrad,
     ValueAndGrads,
@@ -24,8 +25,8 @@ from .gradients import (
     variable_grads,
     variableGrads,
 )
-from .functional import functionalize, get_state, set_state
 from .jit import jit
+from .memory import Memory, dispose, keep, memory, tidy
 from .train import NamedTensor, Optimizer
 from .variables import (
     Variable,
@@ -37,6 +38,11 @@ from .variables import (
 )
 
 __all__ = [
+    "Memory",
+    "dispose",
+    "keep",
+    "memory",
+    "tidy",
     "NamedTensor",
     "Optimizer",
     "functionalize",

@@ -24,9 +24,11 @@ def _inner_jaxpr(eqn: Any) -> Any | None:
         inner = eqn.params.get(key)
         if isinstance(inner, jcore.ClosedJaxpr):
             inner = inner.jaxpr
-        if isinstance(inner, jcore.Jaxpr) and len(inner.invars) == len(eqn.invars) and len(
-            inner.outvars
-        ) == len(eqn.outvars):
+        if (
+            isinstance(inner, jcore.Jaxpr)
+            and len(inner.invars) == len(eqn.invars)
+            and len(inner.outvars) == len(eqn.outvars)
+        ):
             return inner
     return None
 

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jax.core import Tracer, eval_jaxpr
 
 from . import _store
 from ._jaxpr import needed_inputs, structure_key
@@ -35,7 +36,7 @@ class Program(NamedTuple):
 
     @property
     def eager(self) -> bool:
-        return not any(isinstance(c, jax.core.Tracer) for c in self.consts)
+        return not any(isinstance(c, Tracer) for c in self.consts)
 
 
 def trace(body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[int]) -> Program:
@@ -86,13 +87,18 @@ def _as_output(y: Any) -> Any:
 
     if isinstance(y, Variable):
         return y.read()
-    if isinstance(y, (jax.Array, jax.core.Tracer)):
+    if isinstance(y, (jax.Array, Tracer)):
         return y
     raise NotATensorError("The result y returned by f() must be a tensor.")
 
 
 def _vjp_of_program(
-    jaxpr: Any, connected: tuple[bool, ...], with_dy: bool, consts: list[Any], xs: list[Any], dy: Any
+    jaxpr: Any,
+    connected: tuple[bool, ...],
+    with_dy: bool,
+    consts: list[Any],
+    xs: list[Any],
+    dy: Any,
 ) -> tuple[Any, list[Any], list[Any]]:
     """y, grads of the connected inputs, and the values written to Variables."""
     chosen = [x for x, c in zip(xs, connected) if c]
@@ -100,7 +106,7 @@ def _vjp_of_program(
     def fun(*picked: Any) -> Any:
         it = iter(picked)
         full = [next(it) if c else x for x, c in zip(xs, connected)]
-        outs = jax.core.eval_jaxpr(jaxpr, consts, *full)
+        outs = eval_jaxpr(jaxpr, consts, *full)
         return outs[0], outs[1:]
 
     y, pullback, writes = jax.vjp(fun, *chosen, has_aux=True)
@@ -117,7 +123,7 @@ stats = {"compiles": 0, "hits": 0}
 def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[Any]]:
     """Evaluate the program's vjp at xs (compiled and cached when nothing is traced)."""
     with_dy = dy is not None
-    eager = program.eager and not any(isinstance(x, jax.core.Tracer) for x in (*xs, dy))
+    eager = program.eager and not any(isinstance(x, Tracer) for x in (*xs, dy))
     if not eager:
         return _vjp_of_program(program.jaxpr, program.connected, with_dy, program.consts, xs, dy)
     key = (structure_key(program.jaxpr), program.connected, with_dy)
@@ -146,6 +152,6 @@ def write_back(program: Program, writes: list[Any]) -> None:
     from .variables import variable_by_uid
 
     for uid, value in zip(program.write_uids, writes):
-        var = program.created.get(uid) or variable_by_uid(uid)
+        var = program.created[uid] if uid in program.created else variable_by_uid(uid)
         if var is not None:
             var._write(value)

@@ -18,7 +18,9 @@ from .variables import Variable, registered_variables, variable_by_uid
 def _resolve(var_list: Sequence[Variable] | None) -> list[Variable]:
     if var_list is None:
         return list(registered_variables().values())
-    if not isinstance(var_list, (list, tuple)) or not all(isinstance(v, Variable) for v in var_list):
+    if not isinstance(var_list, (list, tuple)) or not all(
+        isinstance(v, Variable) for v in var_list
+    ):
         raise TypeError("Argument 'var_list' must be a list of Variables")
     return list(var_list)
 
@@ -109,7 +111,7 @@ def functionalize(
         new_state = {name: frame.values[uid] for uid, name in uids.items()}
         for uid in frame.written:
             if uid not in uids:
-                var = frame.created.get(uid) or variable_by_uid(uid)
+                var = frame.created[uid] if uid in frame.created else variable_by_uid(uid)
                 if var is not None:
                     new_state[var.name] = frame.values[uid]
         return out, new_state

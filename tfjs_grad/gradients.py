@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.core import Tracer
 
 from . import _trace
 from ._tensors import ArrayLike, convert, dtype_name
@@ -133,8 +134,11 @@ def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[jax.Array]]:
     _check_fn(f, "grads")
 
     def gradients(args: Sequence[ArrayLike], dy: ArrayLike | None = None) -> list[jax.Array]:
-        xs = _args(args, "grads", "The args passed in grads(f)(args) must be an array of "
-                   "`Tensor`s or `TensorLike`s")
+        xs = _args(
+            args,
+            "grads",
+            "The args passed in grads(f)(args) must be an array of `Tensor`s or `TensorLike`s",
+        )
         dy = _convert_dy(dy, "grads")
         program = _trace.trace(f, xs, ())
         _check_dy_shape(program, dy, "grads(f)([x1,...], dy)", "f([x1,...])")
@@ -163,7 +167,9 @@ def value_and_grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., ValueAn
             try:
                 dy = _convert_dy(dy, "valueAndGrad")
             except TypeError:
-                raise TypeError("The dy passed in valueAndGrad(f)(x, dy) must be a tensor") from None
+                raise TypeError(
+                    "The dy passed in valueAndGrad(f)(x, dy) must be a tensor"
+                ) from None
         program = _trace.trace(f, [x], ())
         _check_dy_shape(program, dy, "valueAndGrad(f)(x, dy)", "f(x)")
         y, (g,) = _run(program, [x], dy)
@@ -176,13 +182,16 @@ def value_and_grads(f: Callable[..., ArrayLike]) -> Callable[..., ValueAndGrads]
     """f(*args) and its gradients, like `tf.valueAndGrads`.
 
     >>> import tfjs_grad as tf
-    >>> value, (da, db) = tf.value_and_grads(lambda a, b: (a * b).sum())([tf.scalar(2.0), tf.scalar(3.0)])
+    >>> f = tf.value_and_grads(lambda a, b: (a * b).sum())
+    >>> value, (da, db) = f([tf.scalar(2.0), tf.scalar(3.0)])
     >>> float(value), float(da), float(db)
     (6.0, 3.0, 2.0)
     """
     _check_fn(f, "valueAndGrads")
 
-    def values_and_gradients(args: Sequence[ArrayLike], dy: ArrayLike | None = None) -> ValueAndGrads:
+    def values_and_gradients(
+        args: Sequence[ArrayLike], dy: ArrayLike | None = None
+    ) -> ValueAndGrads:
         message = "The args passed in valueAndGrads(f)(args) must be array of tensors"
         xs = _args(args, "valueAndGrads", message)
         if dy is not None:
@@ -212,7 +221,9 @@ def _args(args: Any, api: str, message: str) -> list[Any]:
     return xs
 
 
-def variable_grads(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None = None) -> VariableGrads:
+def variable_grads(
+    f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None = None
+) -> VariableGrads:
     """Value of `f()` and its gradients with respect to the trainable Variables it reads.
 
     `var_list` defaults to every live trainable Variable. Variables `f` does not reach are
@@ -311,7 +322,7 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
         value = out.get("value") if isinstance(out, dict) else None
         if isinstance(value, Variable):
             value = value.read()
-        if not isinstance(value, (jax.Array, jax.core.Tracer)):
+        if not isinstance(value, (jax.Array, Tracer)):
             raise TypeError(prefix + "`obj.value` is a tensor")
         grad_func = out.get("grad_func", out.get("gradFunc"))
         if not callable(grad_func):
@@ -340,7 +351,7 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
         for i, (g, x) in enumerate(zip(result, xs)):
             if isinstance(g, Variable):
                 g = g.read()
-            if not isinstance(g, (jax.Array, jax.core.Tracer, np.ndarray)):
+            if not isinstance(g, (jax.Array, Tracer, np.ndarray)):
                 raise TypeError(
                     prefix + "`obj.gradFunc` is a function that returns a list of only tensors."
                 )
@@ -365,10 +376,8 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
         for x in inputs:
             if isinstance(x, Variable):
                 x = x.read()
-            if not isinstance(x, (jax.Array, jax.core.Tracer, np.ndarray)):
-                raise TypeError(
-                    "The args passed in customGrad(f)(x1, x2,...) must all be tensors"
-                )
+            if not isinstance(x, (jax.Array, Tracer, np.ndarray)):
+                raise TypeError("The args passed in customGrad(f)(x1, x2,...) must all be tensors")
             xs.append(jnp.asarray(x))
         return op(*xs)
 

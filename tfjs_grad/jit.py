@@ -98,7 +98,9 @@ class Jitted:
         return self._layout, self._vars
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if any(_is_variable(leaf) for leaf in jax.tree.leaves((args, kwargs), is_leaf=_is_variable)):
+        if any(
+            _is_variable(leaf) for leaf in jax.tree.leaves((args, kwargs), is_leaf=_is_variable)
+        ):
             args, kwargs = jax.tree.map(
                 lambda v: _VarRef(v._uid) if _is_variable(v) else v,
                 (args, kwargs),
@@ -118,7 +120,7 @@ class Jitted:
             var._buffer = value
             var._exported = False
         for uid, value in created.items():
-            var = self._created.get(uid) or variable_by_uid(uid)
+            var = self._created[uid] if uid in self._created else variable_by_uid(uid)
             if var is not None:
                 var._write(value)
         self._created = {}

@@ -15,6 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.core import Tracer
 
 from . import _store
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
@@ -105,7 +106,7 @@ class Variable:
             frame.created[self._uid] = self
             frame.values[self._uid] = value
             frame.written[self._uid] = None
-        elif isinstance(value, jax.core.Tracer):
+        elif isinstance(value, Tracer):
             raise TracedAssignError(
                 f"Cannot create Variable '{name}' from a traced value outside a stateful "
                 "transform. Create it outside jax.jit/jax.vmap, or compile with tf.jit "
@@ -194,7 +195,7 @@ class Variable:
             frame.values[self._uid] = value
             frame.written[self._uid] = None
             return
-        if isinstance(value, jax.core.Tracer):
+        if isinstance(value, Tracer):
             raise TracedAssignError(
                 f"Cannot assign a traced value to Variable '{self._name}' under a plain JAX "
                 "transform (jax.jit, jax.vmap, ...): the new value would leak out of the "
@@ -280,7 +281,7 @@ class Variable:
         if self._disposed:
             return f"<tf.Variable '{self._name}' (disposed)>"
         value = self.read()
-        shown = "<traced>" if isinstance(value, jax.core.Tracer) else np.asarray(value)
+        shown = "<traced>" if isinstance(value, Tracer) else np.asarray(value)
         return (
             f"<tf.Variable '{self._name}' shape={self._shape} dtype={dtype_name(self._dtype)}"
             f" trainable={self.trainable} value={shown}>"
@@ -313,7 +314,12 @@ _OPERATORS = {
 for _name, _op in _OPERATORS.items():
     setattr(Variable, f"__{_name}__", _binary(_op))
     setattr(Variable, f"__r{_name}__", _binary(_op, reverse=True))
-for _name, _op in {"lt": jnp.less, "le": jnp.less_equal, "gt": jnp.greater, "ge": jnp.greater_equal}.items():
+for _name, _op in {
+    "lt": jnp.less,
+    "le": jnp.less_equal,
+    "gt": jnp.greater,
+    "ge": jnp.greater_equal,
+}.items():
     setattr(Variable, f"__{_name}__", _binary(_op))
 Variable.__neg__ = lambda self: -self.read()  # type: ignore[attr-defined]
 Variable.__pos__ = lambda self: +self.read()  # type: ignore[attr-defined]
@@ -361,9 +367,7 @@ _INTEGER_NAME = re.compile(r"^(0|[1-9][0-9]*)$")
 def _js_key_order(names: Iterable[str]) -> list[str]:
     """JS object key order: integer-like names ascending first, then insertion order."""
     names = list(names)
-    integers = sorted(
-        (n for n in names if _INTEGER_NAME.match(n) and int(n) < 2**32 - 1), key=int
-    )
+    integers = sorted((n for n in names if _INTEGER_NAME.match(n) and int(n) < 2**32 - 1), key=int)
     chosen = set(integers)
     return integers + [n for n in names if n not in chosen]
 

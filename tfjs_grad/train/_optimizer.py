@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import optax
+from jax.core import Tracer
 
 from .. import _store
 from .._tensors import ArrayLike, convert, dtype_name
@@ -64,8 +65,9 @@ def _update(
     grads: dict[str, Any],
     state: Any,
 ) -> tuple[dict[str, Any], Any]:
+    updates: Any
     updates, new_state = tx.update(grads, state, params)
-    new_params = optax.apply_updates(
+    new_params: Any = optax.apply_updates(
         {n: params[n] for n, p in zip(names, present) if p},
         {n: updates[n] for n, p in zip(names, present) if p},
     )
@@ -87,8 +89,8 @@ class Optimizer:
 
     class_name = "Optimizer"
     _config_keys: tuple[str, ...] = ()
-    # (state field, tfjs slot suffix) in getWeights order; empty for a generic optax state.
-    _slots: tuple[tuple[str, str], ...] = ()
+    # (state field, tfjs slot suffix) in getWeights order; None for a wrapped optax state.
+    _slots: tuple[tuple[str, str], ...] | None = None
 
     def __init__(self, transformation: optax.GradientTransformation):
         if not isinstance(transformation, optax.GradientTransformation):
@@ -104,15 +106,14 @@ class Optimizer:
         self._names: tuple[str, ...] = ()
         self._state: Any = None  # the optax state's structure, with Variables as leaves
         self._compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
-        self._slot_ids = itertools.count()
         self._disposed = False
 
     # -- the tfjs interface -----------------------------------------------------------
     @property
-    def iterations(self) -> int:
+    def iterations(self) -> Any:
         """Applied steps so far (an array while traced inside `tf.jit`)."""
         value = self._iterations.read()
-        return value if isinstance(value, jax.core.Tracer) else int(value)
+        return value if isinstance(value, Tracer) else int(value)
 
     def minimize(
         self,
@@ -188,25 +189,26 @@ class Optimizer:
         live = registered_variables()
         fresh = self._tx.init({n: live[n].read() for n in names})
 
-        def build(fresh: Any, old: Any = None) -> Any:
+        def build(path: Any, fresh: Any, old: Any = None) -> Any:
             # Keep the Variables of state already held; make new ones for the rest.
+            label = _path_label(path)
             if isinstance(fresh, dict) and set(fresh) == set(names):
                 old = old if isinstance(old, dict) else {}
-                return {n: old[n] if n in old else self._slot(n, fresh[n]) for n in names}
-            return old if old is not None else self._slot(None, fresh)
+                return {
+                    n: old[n] if n in old else self._slot(f"{n}/{label}", fresh[n]) for n in names
+                }
+            return old if old is not None else self._slot(label, fresh)
 
-        if self._state is None:
-            state = jax.tree.map(build, fresh, is_leaf=_keyed_by(names))
-        else:
-            state = jax.tree.map(build, fresh, self._state, is_leaf=_keyed_by(names))
+        trees = (fresh,) if self._state is None else (fresh, self._state)
+        state = jax.tree_util.tree_map_with_path(build, *trees, is_leaf=_keyed_by(names))
         self._names, self._state = names, state
 
-    def _slot(self, var_name: str | None, init: Any) -> Any:
-        if not isinstance(init, (jax.Array, jax.core.Tracer)):
-            return jax.tree.map(lambda leaf: self._slot(var_name, leaf), init)
-        owner = var_name if var_name is not None else "_"
-        k = next(self._slot_ids)
-        return variable(init, trainable=False, name=f"{self._prefix}/{owner}/{k}")
+    def _slot(self, label: str, init: Any) -> Any:
+        if not isinstance(init, (jax.Array, Tracer)):
+            return jax.tree_util.tree_map_with_path(
+                lambda path, leaf: self._slot(f"{label}/{_path_label(path)}", leaf), init
+            )
+        return variable(init, trainable=False, name=f"{self._prefix}/{label}")
 
     def _read_state(self) -> Any:
         return jax.tree.map(lambda v: v.read(), self._state, is_leaf=_is_variable)
@@ -220,7 +222,7 @@ class Optimizer:
         full = {n: grads[n] if n in grads else jnp.zeros_like(params[n]) for n in names}
         state = self._read_state()
         traced = _store.current() is not None or any(
-            isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((params, full, state))
+            isinstance(x, Tracer) for x in jax.tree.leaves((params, full, state))
         )
         if traced:
             new_params, new_state = _update(self._tx, names, present, params, full, state)
@@ -233,64 +235,70 @@ class Optimizer:
             new_params, new_state = run(params, full, state)
         for name, value in new_params.items():
             live[name]._write(value)
-        jax.tree.map(lambda var, value: var._write(value), self._state, new_state, is_leaf=_is_variable)
+        jax.tree.map(
+            lambda var, value: var._write(value), self._state, new_state, is_leaf=_is_variable
+        )
         self._iterations._write(self._iterations.read() + 1)
 
     # -- weights and config -----------------------------------------------------------
+    def _slot_fields(self) -> tuple[tuple[str, str], ...] | None:
+        return self._slots
+
+    def _weight_variables(self) -> dict[str, Variable]:
+        """getWeights's names -> slot Variables, in tfjs's order (slot groups, then variables)."""
+        fields = self._slot_fields()
+        if self._state is None:
+            return {}
+        if fields is None:  # a wrapped optax state: every leaf, named by its path
+            leaves = jax.tree.leaves(self._state, is_leaf=_is_variable)
+            return {v.name.removeprefix(self._prefix + "/"): v for v in leaves}
+        return {
+            f"{name}/{suffix}": getattr(self._state, field)[name]
+            for field, suffix in fields
+            for name in self._names
+        }
+
     def get_weights(self) -> list[NamedTensor]:
         """`[NamedTensor('iter', ...), NamedTensor('<variable>/<slot>', ...), ...]`."""
         self._check_alive()
         weights = [NamedTensor("iter", jnp.asarray(self._iterations.read(), jnp.int32))]
-        if self._state is None:
-            return weights
-        for field, suffix in self._slot_fields():
-            group = getattr(self._state, field) if field else self._state
-            for name in self._names:
-                for path, var in jax.tree_util.tree_leaves_with_path(group[name], is_leaf=_is_variable):
-                    label = suffix or jax.tree_util.keystr(path)
-                    weights.append(NamedTensor(f"{name}/{label}", var.read()))
+        weights += [NamedTensor(n, v.read()) for n, v in self._weight_variables().items()]
         return weights
 
-    def _slot_fields(self) -> tuple[tuple[str, str], ...]:
-        return self._slots
-
     def set_weights(self, weights: Sequence[Any]) -> None:
-        """Load `get_weights()` output (the `iter` entry first) into this optimizer."""
+        """Load `get_weights()` output (the `iter` entry first) into this optimizer.
+
+        Everything is checked before anything changes.
+        """
         self._check_alive()
         entries = _entries(weights)
         if not entries or entries[0][0] != "iter":
             raise ValueError("set_weights: the first entry must be 'iter'")
         iterations = int(convert(entries[0][1], argument="weights[0]", fn="setWeights"))
         slots = entries[1:]
-        expected: list[tuple[str, str]] = []
         fields = self._slot_fields()
-        if slots and not fields:
+        if slots and fields == ():
             raise ValueError(f"{self.class_name} optimizer does not have settable weights.")
-        per_group = len(slots) // max(len(fields), 1)
-        var_names = [name.rsplit("/", 1)[0] for name, _ in slots[:per_group]]
-        for field, suffix in fields:
-            expected += [(field, f"{v}/{suffix}") for v in var_names]
-        if [name for name, _ in slots] != [name for _, name in expected]:
-            raise ValueError(
-                "set_weights: expected slots "
-                f"{[name for _, name in expected]}, got {[name for name, _ in slots]}"
-            )
-        live = registered_variables()
-        missing = [v for v in var_names if v not in live]
-        if missing:
-            raise ValueError(f"set_weights: no live Variable named {missing[0]!r}")
-        self._ensure_state([live[v] for v in var_names])
-        values = {}
-        for (field, label), (_, tensor) in zip(expected, slots):
-            var_name = label.rsplit("/", 1)[0]
-            slot = getattr(self._state, field)[var_name]
+        if slots and fields:
+            live = registered_variables()
+            owners = list(dict.fromkeys(label.rsplit("/", 1)[0] for label, _ in slots))
+            missing = [n for n in owners if n not in live]
+            if missing:
+                raise ValueError(f"set_weights: no live Variable named '{missing[0]}'")
+            self._ensure_state([live[n] for n in owners])
+        targets = self._weight_variables()
+        checked = []
+        for label, tensor in slots:
+            slot = targets.get(label)
+            if slot is None:
+                raise ValueError(f"set_weights: this optimizer has no weight named '{label}'")
             array = convert(tensor, argument=label, fn="setWeights")
             if array.shape != slot.shape:
                 raise ValueError(
                     f"set_weights: '{label}' has shape {array.shape}, expected {slot.shape}"
                 )
-            values[id(slot)] = (slot, array.astype(slot.dtype))
-        for slot, array in values.values():
+            checked.append((slot, array.astype(slot.dtype)))
+        for slot, array in checked:
             slot._write(array, owned=False)
         self._iterations._write(jnp.asarray(iterations, jnp.int32))
         self._after_set_weights(iterations)
@@ -305,7 +313,7 @@ class Optimizer:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Optimizer:
         """`cls(*config values in tfjs's key order)`."""
-        return cls(*(config.get(key) for key in cls._config_keys))
+        return cls(*(config.get(key) for key in cls._config_keys))  # type: ignore[arg-type]
 
     def get_class_name(self) -> str:
         return self.class_name
@@ -334,6 +342,17 @@ class Optimizer:
     getConfig = get_config
     fromConfig = from_config
     getClassName = get_class_name
+
+
+def _path_label(path: Any) -> str:
+    """'m', 'inner_state/0/mu', ... from a pytree key path."""
+    parts = []
+    for key in path:
+        for attr in ("name", "key", "idx"):
+            if hasattr(key, attr):
+                parts.append(str(getattr(key, attr)))
+                break
+    return "/".join(parts) or "state"
 
 
 def _entries(gradients: Any) -> list[tuple[str, Any]]:

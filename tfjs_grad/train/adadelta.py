@@ -36,7 +36,7 @@ def tfjs_adadelta(
         zeros = jax.tree.map(jnp.zeros_like, params)
         return AdadeltaState(zeros, zeros, _schedule.zero_count())
 
-    def update_fn(updates: Any, state: AdadeltaState, params: Any = None) -> Any:
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         lr = _schedule.at(learning_rate, state.count)
         a_g, a_x = state.accumulated_grads, state.accumulated_updates
         new_a_g = jax.tree.map(lambda a, g: a * rho + jnp.square(g) * (1 - rho), a_g, updates)

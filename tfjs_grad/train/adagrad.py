@@ -30,7 +30,7 @@ def tfjs_adagrad(
         )
         return AdagradState(accumulators, _schedule.zero_count())
 
-    def update_fn(updates: Any, state: AdagradState, params: Any = None) -> Any:
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         lr = _schedule.at(learning_rate, state.count)
         acc = jax.tree.map(lambda s, g: s + jnp.square(g), state.accumulated_grads, updates)
         out = jax.tree.map(lambda g, s: (g / jnp.sqrt(s + EPSILON)) * -lr, updates, acc)

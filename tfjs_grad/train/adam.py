@@ -1,8 +1,8 @@
 """`tf.train.adam`, exactly as tfjs 4.22 computes it.
 
-    m' = b1*m + (1-b1)*g          v' = b2*v + (1-b2)*g^2
-    w <- (m'/(1-P1)) / (sqrt(v'/(1-P2)) + eps) * (-lr) + w
-    after every call: P1 <- P1*b1, P2 <- P2*b2   (float32 running products, from b1, b2)
+m' = b1*m + (1-b1)*g          v' = b2*v + (1-b2)*g^2
+w <- (m'/(1-P1)) / (sqrt(v'/(1-P2)) + eps) * (-lr) + w
+after every call: P1 <- P1*b1, P2 <- P2*b2   (float32 running products, from b1, b2)
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def tfjs_adam(
             zeros, zeros, jnp.float32(beta1), jnp.float32(beta2), _schedule.zero_count()
         )
 
-    def update_fn(updates: Any, state: AdamState, params: Any = None) -> Any:
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         lr = _schedule.at(learning_rate, state.count)
         one_minus_p1, one_minus_p2 = 1 - state.acc_beta1, 1 - state.acc_beta2
         m = jax.tree.map(lambda m, g: m * beta1 + g * (1 - beta1), state.m, updates)

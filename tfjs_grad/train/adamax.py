@@ -1,9 +1,9 @@
 """`tf.train.adamax`, exactly as tfjs 4.22 computes it.
 
-    lr_t = -lr / (I*decay + 1)                      # I = number of earlier calls
-    m' = b1*m + (1-b1)*g          u' = max(b2*u, |g|)
-    w <- (lr_t/(1-P1)) * (m'/(u' + eps)) + w         # eps in the denominator, not in u
-    after every call: I <- I+1, P1 <- P1*b1
+lr_t = -lr / (I*decay + 1)                      # I = number of earlier calls
+m' = b1*m + (1-b1)*g          u' = max(b2*u, |g|)
+w <- (lr_t/(1-P1)) * (m'/(u' + eps)) + w         # eps in the denominator, not in u
+after every call: I <- I+1, P1 <- P1*b1
 """
 
 from __future__ import annotations
@@ -37,21 +37,15 @@ def tfjs_adamax(
 
     def init_fn(params: Any) -> AdamaxState:
         zeros = jax.tree.map(jnp.zeros_like, params)
-        return AdamaxState(
-            zeros, zeros, jnp.float32(0), jnp.float32(beta1), _schedule.zero_count()
-        )
+        return AdamaxState(zeros, zeros, jnp.float32(0), jnp.float32(beta1), _schedule.zero_count())
 
-    def update_fn(updates: Any, state: AdamaxState, params: Any = None) -> Any:
-        lr = jnp.float32(-_schedule.at(learning_rate, state.count)) / (
-            state.iteration * decay + 1
-        )
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
+        lr = jnp.float32(-_schedule.at(learning_rate, state.count)) / (state.iteration * decay + 1)
         step = lr / (1 - state.acc_beta1)
         m = jax.tree.map(lambda m, g: m * beta1 + g * (1 - beta1), state.m, updates)
         u = jax.tree.map(lambda u, g: jnp.maximum(u * beta2, jnp.abs(g)), state.u, updates)
         out = jax.tree.map(lambda m, u: step * (m / (u + epsilon)), m, u)
-        new_state = AdamaxState(
-            m, u, state.iteration + 1, state.acc_beta1 * beta1, state.count + 1
-        )
+        new_state = AdamaxState(m, u, state.iteration + 1, state.acc_beta1 * beta1, state.count + 1)
         return out, new_state
 
     return optax.GradientTransformation(init_fn, update_fn)

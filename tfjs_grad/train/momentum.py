@@ -24,7 +24,7 @@ def tfjs_momentum(
     def init_fn(params: Any) -> MomentumState:
         return MomentumState(jax.tree.map(lambda p: p * 0, params), _schedule.zero_count())
 
-    def update_fn(updates: Any, state: MomentumState, params: Any = None) -> Any:
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         c = -_schedule.at(learning_rate, state.count)
         acc = jax.tree.map(lambda a, g: a * momentum + g, state.accumulation, updates)
         if use_nesterov:

@@ -41,7 +41,7 @@ def tfjs_rmsprop(
         zeros = jax.tree.map(jnp.zeros_like, params)
         return RMSPropState(zeros, zeros, zeros if centered else None, _schedule.zero_count())
 
-    def update_fn(updates: Any, state: RMSPropState, params: Any = None) -> Any:
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         lr = _schedule.at(learning_rate, state.count)
         ms = jax.tree.map(lambda s, g: s * decay + jnp.square(g) * (1 - decay), state.ms, updates)
         if centered:

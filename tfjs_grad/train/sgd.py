@@ -21,7 +21,7 @@ def tfjs_sgd(learning_rate: _schedule.LearningRate) -> optax.GradientTransformat
     def init_fn(params: Any) -> SGDState:
         return SGDState(_schedule.zero_count())
 
-    def update_fn(updates: Any, state: SGDState, params: Any = None) -> tuple[Any, SGDState]:
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         c = -_schedule.at(learning_rate, state.count)
         return jax.tree.map(lambda g: c * g, updates), SGDState(state.count + 1)
 
@@ -33,6 +33,7 @@ class SGDOptimizer(Optimizer):
 
     class_name = "SGD"
     _config_keys = ("learningRate",)
+    _slots = ()
 
     def __init__(self, learning_rate: _schedule.LearningRate):
         self._learningRate = learning_rate

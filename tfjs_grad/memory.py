@@ -1,0 +1,147 @@
+"""tfjs's memory API over JAX's live arrays: `tidy`, `keep`, `dispose`, `memory`.
+
+JAX frees an array when Python drops its last reference, so ported code is leak-free
+without these; they exist so tfjs code runs unchanged and can free device memory
+early. All are no-ops while JAX is tracing (inside `jit`, `vmap`, `grad`, `tf.jit`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeVar, overload
+
+import jax
+
+from .variables import Variable, live_variables
+
+T = TypeVar("T")
+
+_kept: dict[int, weakref.ref[Any]] = {}
+
+
+class Memory(NamedTuple):
+    """What `memory()` reports: live arrays (each Variable's buffer counts once) and bytes."""
+
+    num_tensors: int
+    num_bytes: int
+
+
+def _tracing() -> bool:
+    try:
+        from jax._src.core import trace_state_clean
+    except ImportError:  # pragma: no cover - a future JAX without it: stay safe, do nothing
+        return True
+    return not trace_state_clean()
+
+
+def memory() -> Memory:
+    """Live device arrays and their bytes.
+
+    >>> import tfjs_grad as tf
+    >>> before = tf.memory().num_tensors
+    >>> x = tf.ones([10])
+    >>> tf.memory().num_tensors - before, tf.memory().num_bytes >= 40
+    (1, True)
+    """
+    arrays = [a for a in jax.live_arrays() if not a.is_deleted()]
+    return Memory(len(arrays), sum(a.nbytes for a in arrays))
+
+
+def keep(x: T) -> T:
+    """Mark an array so no enclosing `tidy` frees it; returns it unchanged.
+
+    >>> import tfjs_grad as tf
+    >>> kept = []
+    >>> tf.tidy(lambda: kept.append(tf.keep(tf.ones([2]))))
+    >>> kept[0].tolist()
+    [1.0, 1.0]
+    """
+    if not isinstance(x, jax.Array):
+        raise TypeError(f"keep() expects an array, but got '{type(x).__name__}'")
+    key = id(x)
+    _kept[key] = weakref.ref(x, lambda _ref, key=key: _kept.pop(key, None))
+    return x
+
+
+def _walk(obj: Any, found: dict[int, Any], seen: set[int]) -> None:
+    """Collect arrays and Variables reachable through containers and object attributes."""
+    if id(obj) in seen or obj is None or isinstance(obj, (str, bytes, int, float, bool)):
+        return
+    seen.add(id(obj))
+    if isinstance(obj, (jax.Array, Variable)):
+        found[id(obj)] = obj
+    elif isinstance(obj, dict):
+        for value in obj.values():
+            _walk(value, found, seen)
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        for value in obj:
+            _walk(value, found, seen)
+    elif hasattr(obj, "__dict__") and not isinstance(obj, type) and not callable(obj):
+        for value in vars(obj).values():
+            _walk(value, found, seen)
+
+
+def dispose(x: Any) -> None:
+    """Free every array and Variable in `x` (any nesting of lists, tuples, dicts).
+
+    >>> import tfjs_grad as tf
+    >>> a, b = tf.ones([2]), tf.zeros([3])
+    >>> tf.dispose({"a": a, "rest": [b]})
+    >>> a.is_deleted(), b.is_deleted()
+    (True, True)
+    """
+    if _tracing():
+        return
+    found: dict[int, Any] = {}
+    _walk(x, found, set())
+    for obj in found.values():
+        if isinstance(obj, Variable):
+            obj.dispose()
+        elif not obj.is_deleted():
+            obj.delete()
+
+
+@overload
+def tidy(name_or_fn: Callable[[], T]) -> T: ...
+@overload
+def tidy(name_or_fn: str, fn: Callable[[], T]) -> T: ...
+def tidy(name_or_fn: Any, fn: Any = None) -> Any:
+    """Run `fn` and free every array it created except those it returns or `keep`s.
+
+    Variables (and so optimizer state) are never freed by `tidy`.
+
+    >>> import tfjs_grad as tf
+    >>> before = tf.memory().num_tensors
+    >>> y = tf.tidy(lambda: (tf.ones([3]) * 2).sum())
+    >>> float(y), tf.memory().num_tensors - before
+    (6.0, 1)
+    """
+    if fn is None:
+        if not callable(name_or_fn):
+            raise TypeError("Please provide a function to tidy()")
+        fn = name_or_fn
+    else:
+        if not isinstance(name_or_fn, str):
+            raise TypeError(
+                "When calling with two arguments, the first argument to tidy() must be a string"
+            )
+        if not callable(fn):
+            raise TypeError(
+                "When calling with two arguments, the 2nd argument to tidy() must be a function"
+            )
+    if _tracing():
+        return fn()
+    before = {id(a) for a in jax.live_arrays()}
+    result = None
+    try:
+        result = fn()
+    finally:
+        keep_ids: dict[int, Any] = {}
+        _walk(result, keep_ids, set())
+        protected = set(keep_ids) | set(_kept)
+        protected.update(id(v._buffer) for v in live_variables() if v._buffer is not None)
+        for array in jax.live_arrays():
+            if id(array) not in before and id(array) not in protected and not array.is_deleted():
+                array.delete()
+    return result

@@ -5,7 +5,7 @@
 [2.0, 4.0, 6.0]
 """
 
-from . import train
+from . import io, losses, train
 from ._tensors import ones, random_normal, randomNormal, scalar, tensor, tensor1d, tensor2d, zeros
 from .functional import functionalize, get_state, set_state
 from .gradients import (
@@ -26,6 +26,7 @@ from .gradients import (
     variableGrads,
 )
 from .jit import jit
+from .losses import Reduction
 from .memory import Memory, dispose, keep, memory, tidy
 from .train import NamedTensor, Optimizer
 from .variables import (
@@ -38,6 +39,9 @@ from .variables import (
 )
 
 __all__ = [
+    "Reduction",
+    "io",
+    "losses",
     "Memory",
     "dispose",
     "keep",

@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+import jax
 import numpy as np
 from jax.extend import core as jcore
 
@@ -69,17 +70,17 @@ def structure_key(jaxpr: Any) -> Any:
 
     def atom(a: Any) -> Any:
         if isinstance(a, jcore.Literal):
-            return ("lit", _value_key(a.val), str(a.aval))
+            return ("lit", _value_key(a.val), a.aval)
         if a not in numbering:
             numbering[a] = len(numbering)
         return numbering[a]
 
-    ins = tuple((atom(v), str(v.aval)) for v in (*jaxpr.constvars, *jaxpr.invars))
+    ins = tuple((atom(v), v.aval) for v in (*jaxpr.constvars, *jaxpr.invars))
     eqns = tuple(
         (
             eqn.primitive.name,
             tuple(atom(v) for v in eqn.invars),
-            tuple((atom(v), str(v.aval)) for v in eqn.outvars),
+            tuple((atom(v), v.aval) for v in eqn.outvars),
             _params_key(eqn.params),
         )
         for eqn in jaxpr.eqns
@@ -92,16 +93,23 @@ def structure_key(jaxpr: Any) -> Any:
     return key
 
 
+_SIMPLE = (int, float, bool, str, bytes, type(None), np.dtype)
+
+
 def _value_key(value: Any) -> Any:
+    if isinstance(value, _SIMPLE):
+        return value
+    if isinstance(value, tuple):
+        return tuple(_value_key(v) for v in value)
     if isinstance(value, jcore.ClosedJaxpr):
         return ("closed", structure_key(value.jaxpr), tuple(_value_key(c) for c in value.consts))
     if isinstance(value, jcore.Jaxpr):
         return ("jaxpr", structure_key(value))
-    if isinstance(value, (tuple, list)):
-        return (type(value).__name__, tuple(_value_key(v) for v in value))
+    if isinstance(value, list):
+        return ("list", tuple(_value_key(v) for v in value))
     if isinstance(value, dict):
         return ("dict", tuple((k, _value_key(v)) for k, v in sorted(value.items())))
-    if isinstance(value, np.ndarray) or hasattr(value, "__array__") and hasattr(value, "dtype"):
+    if isinstance(value, (np.ndarray, np.generic, jax.Array)):
         array = np.asarray(value)
         if array.size > 64:
             return _Identity(value)
@@ -128,5 +136,40 @@ class _Identity:
         return isinstance(other, _Identity) and other.obj is self.obj
 
 
+# Custom-derivative equations carry per-trace thunks; what identifies them is the user's
+# rule function (custom_jvp's jvp, custom_vjp's fwd and bwd), which the thunks wrap.
+_RULE_THUNKS = ("jvp_jaxpr_fun", "fwd_jaxpr_thunk")
+_DERIVED = ("out_trees",)  # a function of fwd, already keyed through it
+
+
 def _params_key(params: dict[str, Any]) -> Any:
-    return tuple((name, _value_key(value)) for name, value in sorted(params.items()))
+    items = []
+    for name, value in sorted(params.items()):
+        if name in _DERIVED:
+            continue
+        if name in _RULE_THUNKS:
+            items.append((name, _rule_identity(value)))
+        elif name == "bwd" and hasattr(value, "f"):
+            items.append((name, _Identity(value.f)))
+        else:
+            items.append((name, _value_key(value)))
+    return tuple(items)
+
+
+def _rule_identity(thunk: Any) -> Any:
+    """The functions wrapped (as `WrappedFun`s) in a custom-derivative thunk's closures."""
+    found: list[Any] = []
+
+    def visit(fn: Any, depth: int) -> None:
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                content = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if type(content).__name__ == "WrappedFun" and hasattr(content, "f"):
+                found.append(_Identity(content.f))
+            elif callable(content) and depth < 3:
+                visit(content, depth + 1)
+
+    visit(getattr(thunk, "f", thunk), 0)
+    return tuple(found) if found else _Identity(thunk)

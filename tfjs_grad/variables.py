@@ -25,10 +25,22 @@ _by_uid: weakref.WeakValueDictionary[int, Variable] = weakref.WeakValueDictionar
 _uids = itertools.count()
 _auto_names = itertools.count()
 _version = [0]  # bumped whenever the set of live Variables changes
+_ordered: list[Any] = [-1, []]  # [version, names in JS key order] for registered_variables
 
 
 class TracedAssignError(ValueError):
     """A traced value was written to a Variable outside `tf.jit` / `tf.functionalize`."""
+
+
+def _multi_device_sharding(value: Any) -> jax.sharding.Sharding | None:
+    """The sharding to keep across assignments, when the value spans several devices."""
+    if (
+        isinstance(value, jax.Array)
+        and not isinstance(value, Tracer)
+        and len(value.sharding.device_set) > 1
+    ):
+        return value.sharding
+    return None
 
 
 def _shape_text(shape: Iterable[int]) -> str:
@@ -62,6 +74,7 @@ class Variable:
         "_dtype",
         "_exported",
         "_disposed",
+        "_sharding",
         "__weakref__",
     )
     __array_priority__ = 100
@@ -101,6 +114,7 @@ class Variable:
         self._disposed = False
         self._buffer: Any = None
         self._exported = not fresh
+        self._sharding = _multi_device_sharding(value)
         frame = _store.current()
         if frame is not None:
             frame.created[self._uid] = self
@@ -204,19 +218,10 @@ class Variable:
             )
         if self._disposed:
             return
-        if self._sharding_differs(value):
-            value = jax.device_put(value, self._buffer.sharding)
+        if self._sharding is not None and value.sharding != self._sharding:
+            value = jax.device_put(value, self._sharding)
         self._buffer = value
         self._exported = not owned
-
-    def _sharding_differs(self, value: Any) -> bool:
-        old = self._buffer
-        if old is None or not isinstance(old, jax.Array) or not isinstance(value, jax.Array):
-            return False
-        try:
-            return len(old.sharding.device_set) > 1 and old.sharding != value.sharding
-        except Exception:  # a deleted buffer or an opaque sharding: nothing to keep
-            return False
 
     def _check_disposed(self) -> None:
         if self._disposed:
@@ -383,8 +388,16 @@ def registered_variables() -> dict[str, Variable]:
     >>> "doc_registered" in tf.registered_variables()
     False
     """
+    if _ordered[0] != _version[0]:
+        _ordered[1] = _js_key_order(_registry.keys())
+        _ordered[0] = _version[0]
     live = dict(_registry.items())
-    return {name: live[name] for name in _js_key_order(live)}
+    return {name: live[name] for name in _ordered[1] if name in live}
+
+
+def lookup_variable(name: str) -> Variable | None:
+    """The live Variable called `name`, or None."""
+    return _registry.get(name)
 
 
 def live_variables() -> list[Variable]:

@@ -23,7 +23,7 @@ from jax.core import Tracer
 from .. import _store
 from .._tensors import ArrayLike, convert, dtype_name
 from ..gradients import VariableGrads, variable_grads
-from ..variables import Variable, registered_variables, variable
+from ..variables import Variable, lookup_variable, registered_variables, variable
 
 _optimizer_ids = itertools.count()
 
@@ -105,6 +105,8 @@ class Optimizer:
         )
         self._names: tuple[str, ...] = ()
         self._state: Any = None  # the optax state's structure, with Variables as leaves
+        self._state_leaves: list[Variable] = []
+        self._state_def: Any = None
         self._compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
         self._disposed = False
 
@@ -152,31 +154,17 @@ class Optimizer:
         nor are their slots. Everything is checked before anything changes.
         """
         self._check_alive()
-        entries = _entries(variable_gradients)
-        live = registered_variables()
         targets: list[Variable] = []
         grads: dict[str, Any] = {}
-        for name, g in entries:
-            var = live.get(name)
+        for name, g in _entries(variable_gradients):
+            var = lookup_variable(name)
             if var is None:
                 raise ValueError(
                     f"apply_gradients: no live Variable named '{name}' (got a gradient for it)"
                 )
             targets.append(var)
-            if g is None:
-                continue
-            g = convert(g, argument=f"gradients['{name}']", fn="applyGradients")
-            if tuple(g.shape) != var.shape:
-                raise ValueError(
-                    f"apply_gradients: the gradient for '{name}' has shape {tuple(g.shape)}, "
-                    f"but the variable has shape {var.shape}"
-                )
-            if not jnp.issubdtype(var.dtype, jnp.inexact):
-                raise ValueError(
-                    f"apply_gradients: Variable '{name}' has dtype {dtype_name(var.dtype)}; "
-                    "only float variables can be updated"
-                )
-            grads[name] = g.astype(var.dtype)
+            if g is not None:
+                grads[name] = _checked_gradient(name, g, var)
         self._ensure_state(targets)
         self._step(grads)
 
@@ -202,6 +190,7 @@ class Optimizer:
         trees = (fresh,) if self._state is None else (fresh, self._state)
         state = jax.tree_util.tree_map_with_path(build, *trees, is_leaf=_keyed_by(names))
         self._names, self._state = names, state
+        self._state_leaves, self._state_def = jax.tree.flatten(state, is_leaf=_is_variable)
 
     def _slot(self, label: str, init: Any) -> Any:
         if not isinstance(init, (jax.Array, Tracer)):
@@ -210,35 +199,47 @@ class Optimizer:
             )
         return variable(init, trainable=False, name=f"{self._prefix}/{label}")
 
-    def _read_state(self) -> Any:
-        return jax.tree.map(lambda v: v.read(), self._state, is_leaf=_is_variable)
-
     def _step(self, grads: dict[str, Any]) -> None:
         names = self._names
-        live = registered_variables()
-        variables = [live[n] for n in names]
         present = tuple(n in grads for n in names)
-        params = {v.name: v.read() for v in variables}
-        full = {n: grads[n] if n in grads else jnp.zeros_like(params[n]) for n in names}
-        state = self._read_state()
+        variables = [lookup_variable(n) for n in names]
+        params = [v.read() for v in variables]  # type: ignore[union-attr]
+        given = [grads[n] for n in names if n in grads]
+        state = [v.read() for v in self._state_leaves]
+        count = self._iterations.read()
+        update = self._update_fn(names, present)
         traced = _store.current() is not None or any(
-            isinstance(x, Tracer) for x in jax.tree.leaves((params, full, state))
+            isinstance(x, Tracer) for x in (*params, *given, *state)
         )
-        if traced:
-            new_params, new_state = _update(self._tx, names, present, params, full, state)
-        else:
-            key = (names, present)
-            run = self._compiled.get(key)
-            if run is None:
-                run = jax.jit(lambda p, g, s: _update(self._tx, names, present, p, g, s))
-                self._compiled[key] = run
-            new_params, new_state = run(params, full, state)
-        for name, value in new_params.items():
-            live[name]._write(value)
-        jax.tree.map(
-            lambda var, value: var._write(value), self._state, new_state, is_leaf=_is_variable
-        )
-        self._iterations._write(self._iterations.read() + 1)
+        if not traced:
+            key = (names, present, self._state_def)
+            if key not in self._compiled:
+                self._compiled[key] = jax.jit(update)
+            update = self._compiled[key]
+        new_params, new_state, new_count = update(params, given, state, count)
+        for var, value in zip((v for v, p in zip(variables, present) if p), new_params):
+            var._write(value)  # type: ignore[union-attr]
+        for var, value in zip(self._state_leaves, new_state):
+            var._write(value)
+        self._iterations._write(new_count)
+
+    def _update_fn(self, names: tuple[str, ...], present: tuple[bool, ...]) -> Callable[..., Any]:
+        """The whole step as a function of flat lists of arrays (what gets compiled)."""
+        tx, state_def = self._tx, self._state_def
+
+        def update(params: list[Any], given: list[Any], state: list[Any], count: Any) -> Any:
+            by_name = dict(zip(names, params))
+            supplied = iter(given)
+            grads = {
+                n: next(supplied) if p else jnp.zeros_like(by_name[n])
+                for n, p in zip(names, present)
+            }
+            old = jax.tree.unflatten(state_def, state)
+            new_params, new_state = _update(tx, names, present, by_name, grads, old)
+            new_present = [new_params[n] for n, p in zip(names, present) if p]
+            return new_present, jax.tree.leaves(new_state), count + 1
+
+        return update
 
     # -- weights and config -----------------------------------------------------------
     def _slot_fields(self) -> tuple[tuple[str, str], ...] | None:
@@ -353,6 +354,22 @@ def _path_label(path: Any) -> str:
                 parts.append(str(getattr(key, attr)))
                 break
     return "/".join(parts) or "state"
+
+
+def _checked_gradient(name: str, g: Any, var: Variable) -> Any:
+    if not (isinstance(g, (jax.Array, Tracer)) and g.dtype == var.dtype):
+        g = convert(g, argument=f"gradients['{name}']", fn="applyGradients")
+    if tuple(g.shape) != var.shape:
+        raise ValueError(
+            f"apply_gradients: the gradient for '{name}' has shape {tuple(g.shape)}, "
+            f"but the variable has shape {var.shape}"
+        )
+    if not jnp.issubdtype(var.dtype, jnp.inexact):
+        raise ValueError(
+            f"apply_gradients: Variable '{name}' has dtype {dtype_name(var.dtype)}; "
+            "only float variables can be updated"
+        )
+    return g.astype(var.dtype)
 
 
 def _entries(gradients: Any) -> list[tuple[str, Any]]:

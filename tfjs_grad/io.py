@@ -1,0 +1,467 @@
+"""`tf.io`: TensorFlow.js weight files in and out of Variables.
+
+tfjs's format: `model.json` holds a `weightsManifest`, a list of groups
+`{"paths": [shard files], "weights": [{"name", "shape", "dtype", "quantization"?}]}`.
+A group's shard files, concatenated, hold its weights' little-endian values one after
+the other, with no padding: an entry may start at an odd offset and span two shards.
+A weights-only file (the converter's `weights_manifest.json`) is the bare list.
+
+Files are untrusted input: shard paths must name files in the model's own folder, the
+shards must hold exactly the bytes the manifest declares before anything is allocated
+from its shapes, and every refusal is a ValueError naming the entry and what was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import stat
+import tempfile
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .variables import Variable, registered_variables
+
+MODEL_JSON = "model.json"
+DEFAULT_SHARD_SIZE_BYTES = 4 * 1024 * 1024  # tfjs's converter default
+
+# How each tfjs dtype is stored (little-endian) and which quantized forms decode to it.
+_STORED = {
+    "float32": np.dtype("<f4"),
+    "int32": np.dtype("<i4"),
+    "bool": np.dtype("u1"),
+    "complex64": np.dtype("<c8"),
+}
+_QUANTIZED = {"uint8": np.dtype("u1"), "uint16": np.dtype("<u2"), "float16": np.dtype("<f2")}
+_DEQUANTIZES_TO = {
+    "uint8": ("float32", "int32"),
+    "uint16": ("float32", "int32"),
+    "float16": ("float32",),
+}
+_MAX_DIM = 2**31 - 1  # tfjs shapes are int32
+_OUR_FILES = re.compile(r"model\.json|group\d+-shard\d+of\d+\.bin")
+
+
+class _Entry(NamedTuple):
+    """One checked manifest entry: where its bytes are and how to decode them."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    stored: np.dtype
+    quantization: Mapping[str, Any] | None
+    nbytes: int
+
+
+# -- loading -------------------------------------------------------------------------
+
+
+def load_weights(
+    model_json_path: str | os.PathLike[str], var_list: Sequence[Variable] | None = None
+) -> dict[str, jax.Array]:
+    """Read tfjs weights: name -> array, decoded to each entry's dtype, in manifest order.
+
+    `model_json_path` is a Layers or Graph model's `model.json`, or a weights-only
+    manifest. Quantized entries (uint8/uint16 with min and scale, float16) decode exactly as
+    `tf.io.decodeWeights` does. With `var_list`, each Variable is assigned the weight of its
+    name; names, shapes and dtypes are all checked before any is assigned.
+
+    >>> import shutil, tempfile
+    >>> import tfjs_grad as tf
+    >>> from tfjs_grad import io as tfio
+    >>> w = tf.variable(tf.tensor1d([1, 2, 3]), name="doc_load_w")
+    >>> folder = tempfile.mkdtemp()
+    >>> path = tfio.save_weights(folder + "/model", [w])
+    >>> w.assign(tf.zeros([3]))
+    >>> tfio.load_weights(path, [w])["doc_load_w"].tolist()
+    [1.0, 2.0, 3.0]
+    >>> w.tolist()
+    [1.0, 2.0, 3.0]
+    >>> w.dispose(); shutil.rmtree(folder)
+    """
+    targets = _variables(var_list, "load_weights")
+    path = Path(model_json_path)
+    groups = [_parse_group(group, index, path) for index, group in enumerate(_manifest(path))]
+    _check_unique([entry.name for _, entries in groups for entry in entries], str(path))
+    values: dict[str, np.ndarray] = {}
+    for index, (paths, entries) in enumerate(groups):
+        data = _read_group(path.parent, paths, entries, index)
+        values.update(_decode_group(data, entries))
+    if targets is not None:
+        _check_targets(targets, values, path)
+    arrays = {name: jnp.asarray(value) for name, value in values.items()}
+    for v in targets or ():
+        v.assign(arrays[v.name])
+    return arrays
+
+
+def _manifest(path: Path) -> list[Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not a JSON file: {error}") from error
+    manifest = document.get("weightsManifest") if isinstance(document, dict) else document
+    if not isinstance(manifest, list):
+        raise ValueError(
+            f"{path} has no weights manifest: expected a 'weightsManifest' list of groups "
+            "(or a bare list, as in weights_manifest.json)"
+        )
+    return manifest
+
+
+def _parse_group(group: Any, index: int, path: Path) -> tuple[list[str], list[_Entry]]:
+    if not (
+        isinstance(group, dict)
+        and isinstance(group.get("paths"), list)
+        and isinstance(group.get("weights"), list)
+    ):
+        raise ValueError(
+            f"{path}: weight group {index} must be an object with lists 'paths' and 'weights'"
+        )
+    paths = [_shard_name(p, index) for p in group["paths"]]
+    return paths, [
+        _parse_entry(spec, index, position) for position, spec in enumerate(group["weights"])
+    ]
+
+
+def _shard_name(path: Any, group: int) -> str:
+    """The file name a manifest path denotes; only plain names (or "./name") are allowed."""
+    parts = PurePosixPath(path).parts if isinstance(path, str) else ()
+    if len(parts) != 1 or parts[0] in ("/", "..") or "\\" in path or "\0" in path:
+        raise ValueError(
+            f"weight group {group}: shard path {path!r} must be a plain file name inside the "
+            "model's folder (no directories, '..' or absolute paths)"
+        )
+    return parts[0]
+
+
+def _parse_entry(spec: Any, group: int, position: int) -> _Entry:
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+        raise ValueError(f"weight group {group}: entry {position} has no string 'name'")
+    name = spec["name"]
+    shape = spec.get("shape")
+    if not isinstance(shape, list) or not all(_is_dim(d) for d in shape):
+        raise ValueError(
+            f"weight '{name}': shape must be a list of integers in [0, {_MAX_DIM}], got {shape!r}"
+        )
+    dtype = spec.get("dtype")
+    if dtype not in _STORED:
+        extra = " (string weights have no JAX equivalent)" if dtype == "string" else ""
+        raise ValueError(
+            f"weight '{name}': unknown dtype {dtype!r}{extra}; expected one of {', '.join(_STORED)}"
+        )
+    if "quantization" in spec:
+        quantization = spec["quantization"]
+        stored = _quantized(name, dtype, quantization)
+    else:
+        quantization, stored = None, _STORED[dtype]
+    return _Entry(
+        name, tuple(shape), dtype, stored, quantization, math.prod(shape) * stored.itemsize
+    )
+
+
+def _is_dim(d: Any) -> bool:
+    return isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= _MAX_DIM
+
+
+def _quantized(name: str, dtype: str, quantization: Any) -> np.dtype:
+    """The stored dtype of a quantized entry, after checking its metadata as tfjs does."""
+    kind = quantization.get("dtype") if isinstance(quantization, dict) else None
+    if kind not in _QUANTIZED:
+        raise ValueError(
+            f"weight '{name}': unknown quantization {quantization!r}; expected dtype "
+            "'uint8', 'uint16' or 'float16'"
+        )
+    if dtype not in _DEQUANTIZES_TO[kind]:
+        raise ValueError(
+            f"weight '{name}': {kind} quantization decodes to "
+            f"{' or '.join(_DEQUANTIZES_TO[kind])}, not {dtype}"
+        )
+    if kind != "float16":
+        for key in ("min", "scale"):
+            value = quantization.get(key)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+            ):
+                raise ValueError(
+                    f"weight '{name}': {kind} quantization needs a finite number '{key}', "
+                    f"got {value!r}"
+                )
+    return _QUANTIZED[kind]
+
+
+def _check_unique(names: list[str], where: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"{where}: weight '{name}' appears twice")
+        seen.add(name)
+
+
+def _read_group(folder: Path, paths: list[str], entries: list[_Entry], group: int) -> bytearray:
+    """A group's shards as one byte string, refused unless exactly as long as declared."""
+    files, sizes = zip(*(_shard_file(folder, name, group) for name in paths)) if paths else ((), ())
+    _check_size(sum(sizes), entries, group, paths)
+    data = bytearray(sum(sizes))
+    view, offset = memoryview(data), 0
+    for file, size in zip(files, sizes, strict=True):
+        with open(file, "rb") as stream:
+            if stream.readinto(view[offset : offset + size]) != size or stream.read(1):
+                raise ValueError(f"weight group {group}: shard '{file.name}' changed while read")
+        offset += size
+    return data
+
+
+def _shard_file(folder: Path, name: str, group: int) -> tuple[Path, int]:
+    """The real path and size of a shard, refused if a link leads out of the folder."""
+    home = Path(os.path.realpath(folder))
+    real = Path(os.path.realpath(home / name))
+    if real.parent != home:
+        raise ValueError(
+            f"weight group {group}: shard '{name}' resolves to {real}, outside the model's "
+            f"folder {home}"
+        )
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        raise ValueError(f"weight group {group}: shard '{name}' does not exist in {home}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"weight group {group}: shard '{name}' is not a regular file")
+    return real, info.st_size
+
+
+def _check_size(available: int, entries: list[_Entry], group: int, paths: list[str]) -> None:
+    where = f"weight group {group} ({', '.join(paths) or 'no shard files'})"
+    offset = 0
+    for entry in entries:
+        if offset + entry.nbytes > available:
+            raise ValueError(
+                f"{where}: weight '{entry.name}' (shape {list(entry.shape)}, "
+                f"{entry.stored.name} data) needs bytes {offset}..{offset + entry.nbytes} but "
+                f"the shards hold {available} bytes: a shard is truncated or the manifest's "
+                "shape is too large"
+            )
+        offset += entry.nbytes
+    if available != offset:
+        last = f"after weight '{entries[-1].name}'" if entries else "for a group with no weights"
+        raise ValueError(
+            f"{where}: the shards hold {available - offset} bytes more than the manifest "
+            f"declares ({offset}) {last}: a shape or dtype does not match the data"
+        )
+
+
+def _decode_group(data: bytearray, entries: list[_Entry]) -> dict[str, np.ndarray]:
+    values, offset = {}, 0
+    for entry in entries:
+        count = entry.nbytes // entry.stored.itemsize
+        raw = np.frombuffer(data, dtype=entry.stored, count=count, offset=offset)
+        values[entry.name] = _decode(raw, entry).reshape(entry.shape)
+        offset += entry.nbytes
+    return values
+
+
+def _decode(raw: np.ndarray, entry: _Entry) -> np.ndarray:
+    """tfjs's `decodeWeight`: dequantize in float64 (JS numbers), then store as the dtype."""
+    quantization = entry.quantization
+    if quantization is None:
+        return raw != 0 if entry.dtype == "bool" else raw.astype(entry.dtype)
+    if quantization["dtype"] == "float16":
+        return raw.astype(np.float32)
+    real = raw.astype(np.float64) * float(quantization["scale"]) + float(quantization["min"])
+    if entry.dtype == "int32":
+        return _js_round_to_int32(real)
+    with np.errstate(over="ignore"):
+        return real.astype(np.float32)
+
+
+def _js_round_to_int32(x: np.ndarray) -> np.ndarray:
+    """`Int32Array.of(Math.round(x))`: halves round up, then wrap modulo 2**32."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        whole = np.floor(x)
+        whole = whole + (x - whole >= 0.5)  # exact: x - floor(x) is representable
+        whole = np.where(np.isfinite(whole), whole, 0.0)
+    return np.fmod(whole, 2.0**32).astype(np.int64).astype(np.int32)
+
+
+def _check_targets(targets: list[Variable], values: dict[str, np.ndarray], path: Path) -> None:
+    for v in targets:
+        if v.is_disposed:
+            raise ValueError(f"Variable '{v.name}' is disposed.")
+        if v.name not in values:
+            names = ", ".join(list(values)[:10]) + (", ..." if len(values) > 10 else "")
+            raise ValueError(f"Variable '{v.name}' has no weight in {path} (it has: {names})")
+        value = values[v.name]
+        if value.dtype != v.dtype or value.shape != v.shape:
+            raise ValueError(
+                f"weight '{v.name}' in {path} is {value.dtype.name} {list(value.shape)} but "
+                f"Variable '{v.name}' is {np.dtype(v.dtype).name} {list(v.shape)}"
+            )
+
+
+# -- saving --------------------------------------------------------------------------
+
+
+def save_weights(
+    directory: str | os.PathLike[str],
+    var_list: Sequence[Variable] | None = None,
+    *,
+    shard_size_bytes: int = DEFAULT_SHARD_SIZE_BYTES,
+    model_topology: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write Variables as tfjs weights: `directory/model.json` + `group1-shardKofM.bin`.
+
+    One weight group, named by the Variables' names, in `var_list` order (default: every
+    live Variable, `registered_variables()` order), split into shards of at most
+    `shard_size_bytes`. With `model_topology` (the `modelTopology` of a tfjs Layers model's
+    model.json), tfjs's `loadLayersModel` reads the result. The folder is written aside and
+    renamed into place; an existing `directory` is replaced only if it holds nothing but
+    files that `save_weights` writes. Returns the path of model.json.
+
+    >>> import json, shutil, tempfile
+    >>> import tfjs_grad as tf
+    >>> from tfjs_grad import io as tfio
+    >>> w = tf.variable(tf.ones([3, 4]), name="doc_save_w")
+    >>> folder = tempfile.mkdtemp()
+    >>> path = tfio.save_weights(folder + "/model", [w], shard_size_bytes=32)
+    >>> sorted(p.name for p in path.parent.iterdir())
+    ['group1-shard1of2.bin', 'group1-shard2of2.bin', 'model.json']
+    >>> json.loads(path.read_text())["weightsManifest"][0]["weights"]
+    [{'name': 'doc_save_w', 'shape': [3, 4], 'dtype': 'float32'}]
+    >>> w.dispose(); shutil.rmtree(folder)
+    """
+    variables = _variables(var_list, "save_weights")
+    if variables is None:
+        variables = list(registered_variables().values())
+    if isinstance(shard_size_bytes, bool) or not isinstance(shard_size_bytes, int):
+        raise TypeError(
+            f"Argument 'shard_size_bytes' must be an int, got {type(shard_size_bytes).__name__}"
+        )
+    if shard_size_bytes < 1:
+        raise ValueError(f"Argument 'shard_size_bytes' must be positive, got {shard_size_bytes}")
+    if model_topology is not None and not isinstance(model_topology, Mapping):
+        raise TypeError("Argument 'model_topology' must be a dict (a model.json's modelTopology)")
+    if model_topology is not None and "weightsManifest" in model_topology:
+        raise ValueError(
+            "Argument 'model_topology' is a whole model.json; pass its 'modelTopology' instead"
+        )
+    _check_unique([v.name for v in variables], "Argument 'var_list'")
+    target = Path(directory).absolute()
+    _check_replaceable(target)
+
+    encoded = [_encode(v) for v in variables]
+    data = memoryview(b"".join(chunk for _, chunk in encoded))
+    count = max(1, math.ceil(len(data) / shard_size_bytes))
+    paths = [f"group1-shard{k}of{count}.bin" for k in range(1, count + 1)]
+    manifest = [{"paths": paths, "weights": [spec for spec, _ in encoded]}]
+    document = json.dumps(
+        _model_json(model_topology, manifest), allow_nan=False, separators=(",", ":")
+    )
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
+    staging.mkdir()  # not mkdtemp: the saved folder gets the usual (umask) permissions
+    try:
+        for k, name in enumerate(paths):
+            _write(staging / name, data[k * shard_size_bytes : (k + 1) * shard_size_bytes])
+        _write(staging / MODEL_JSON, document.encode("utf-8"))
+        _move_into_place(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target / MODEL_JSON
+
+
+def _encode(v: Variable) -> tuple[dict[str, Any], bytes]:
+    if v.is_disposed:
+        raise ValueError(f"Variable '{v.name}' is disposed.")
+    dtype = np.dtype(v.dtype).name
+    if dtype not in _STORED:
+        raise ValueError(
+            f"Variable '{v.name}' has dtype {dtype}, which tfjs weights cannot hold "
+            f"({', '.join(_STORED)})"
+        )
+    data = np.ascontiguousarray(np.asarray(v.read()), dtype=_STORED[dtype]).tobytes()
+    return {"name": v.name, "shape": list(v.shape), "dtype": dtype}, data
+
+
+def _model_json(topology: Mapping[str, Any] | None, manifest: list[Any]) -> dict[str, Any]:
+    """model.json with tfjs's keys, in the order tfjs writes them."""
+    document: dict[str, Any] = {}
+    if topology is not None:
+        document["modelTopology"] = dict(topology)
+        if "node" in topology:
+            document["format"] = "graph-model"
+        elif "class_name" in topology or "model_config" in topology:
+            document["format"] = "layers-model"
+    document["generatedBy"] = "tfjs_grad"
+    document["convertedBy"] = None
+    document["weightsManifest"] = manifest
+    return document
+
+
+def _check_replaceable(target: Path) -> None:
+    if not os.path.lexists(target):
+        return
+    if target.is_symlink() or not target.is_dir():
+        raise ValueError(f"{target} exists and is not a directory")
+    foreign = sorted(
+        p.name
+        for p in target.iterdir()
+        if not (_OUR_FILES.fullmatch(p.name) and p.is_file() and not p.is_symlink())
+    )
+    if foreign:
+        raise ValueError(
+            f"refusing to replace {target}: it holds files save_weights does not write "
+            f"({', '.join(foreign[:5])})"
+        )
+
+
+def _write(path: Path, data: bytes | memoryview) -> None:
+    with open(path, "wb") as stream:
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def _move_into_place(staging: Path, target: Path) -> None:
+    """Rename the finished folder to `target`, swapping out a previous save if any."""
+    if not os.path.lexists(target):
+        os.replace(staging, target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+    os.replace(target, old / target.name)
+    try:
+        os.replace(staging, target)
+    except BaseException:
+        os.replace(old / target.name, target)
+        old.rmdir()
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+# -- shared --------------------------------------------------------------------------
+
+
+def _variables(var_list: Sequence[Variable] | None, fn: str) -> list[Variable] | None:
+    if var_list is None:
+        return None
+    if not isinstance(var_list, (list, tuple)) or not all(
+        isinstance(v, Variable) for v in var_list
+    ):
+        raise TypeError(f"Argument 'var_list' passed to '{fn}' must be a list of Variables")
+    return list(var_list)
+
+
+loadWeights = load_weights
+saveWeights = save_weights

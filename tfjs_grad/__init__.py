@@ -25,7 +25,7 @@ from .gradients import (
     variable_grads,
     variableGrads,
 )
-from .jit import jit
+from .jit import jit, jit_loop
 from .losses import Reduction
 from .memory import Memory, dispose, keep, memory, tidy
 from .train import NamedTensor, Optimizer
@@ -52,6 +52,7 @@ __all__ = [
     "functionalize",
     "get_state",
     "jit",
+    "jit_loop",
     "set_state",
     "train",
     "Variable",

@@ -62,3 +62,13 @@ def lookup(uid: int) -> tuple[bool, Any]:
 
 def is_bound(uid: int) -> bool:
     return lookup(uid)[0]
+
+
+@contextlib.contextmanager
+def detached() -> Iterator[None]:
+    """Run as if no transform were active (to create state with concrete values)."""
+    token = _top.set(None)
+    try:
+        yield
+    finally:
+        _top.reset(token)

@@ -60,13 +60,14 @@ class Jitted:
 
     def __init__(self, fn: Callable[..., Any], jit_kwargs: dict[str, Any]):
         if not callable(fn):
-            raise TypeError("The fn passed in jit(fn) must be a function")
+            raise TypeError(f"The fn passed in {self._api}(fn) must be a function")
         functools.update_wrapper(self, fn)
         self._fn = fn
         self.trace_count = 0
         self._version = -1
         self._layout = _Layout(())
         self._vars: list[Variable] = []
+        self._seen: set[_Layout] = set()
         static = tuple(i + 2 for i in jit_kwargs.pop("static_argnums", ()) or ())
         for forbidden in ("donate_argnums", "donate_argnames"):
             if forbidden in jit_kwargs:
@@ -75,6 +76,8 @@ class Jitted:
             self._pure, static_argnums=(1, *static), donate_argnums=(0,), **jit_kwargs
         )
 
+    _api = "jit"
+
     def _pure(self, values: list[Any], layout: _Layout, *args: Any, **kwargs: Any) -> Any:
         self.trace_count += 1
         args, kwargs = jax.tree.map(
@@ -82,12 +85,34 @@ class Jitted:
         )
         with _store.bind(dict(zip(layout.uids, values))) as frame:
             self._created = frame.created
-            out = self._fn(*args, **kwargs)
+            out = self._body(frame, args, kwargs)
         out = jax.tree.map(lambda v: v.read() if _is_variable(v) else v, out, is_leaf=_is_variable)
         new_values = [frame.values[uid] for uid in layout.uids]
         known = set(layout.uids)
         created = {uid: frame.values[uid] for uid in frame.written if uid not in known}
         return out, new_values, created
+
+    def _body(self, frame: _store.Frame, args: Any, kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def _settle_layout(
+        self, layout: _Layout, variables: list[Variable], args: Any, kwargs: Any
+    ) -> tuple[_Layout, list[Variable]]:
+        """Trace (without compiling) a new layout; if the trace made new state concretely
+        (an optimizer's first slots), take that state in and trace again, so the program
+        that gets compiled is the one every later call reuses."""
+        version = registry_version()
+        self._created = {}
+        try:
+            self._jitted.trace([v._buffer for v in variables], layout, *args, **kwargs)
+        except BaseException:
+            for var in self._created.values():
+                var.dispose()
+            raise
+        if registry_version() != version and not self._created:
+            layout, variables = self._current_layout()
+        self._seen.add(layout)
+        return layout, variables
 
     def _current_layout(self) -> tuple[_Layout, list[Variable]]:
         version = registry_version()
@@ -107,6 +132,8 @@ class Jitted:
                 is_leaf=_is_variable,
             )
         layout, variables = self._current_layout()
+        if layout not in self._seen:
+            layout, variables = self._settle_layout(layout, variables, args, kwargs)
         values = [jnp.copy(v._buffer) if v._exported else v._buffer for v in variables]
         self._created: dict[int, Variable] = {}
         try:
@@ -125,6 +152,73 @@ class Jitted:
                 var._write(value)
         self._created = {}
         return out
+
+
+class JittedLoop(Jitted):
+    """`fn` run once per leading-axis slice of its arguments, in one compiled call."""
+
+    _api = "jit_loop"
+
+    def _body(self, frame: _store.Frame, args: Any, kwargs: Any) -> Any:
+        leaves = jax.tree.leaves((args, kwargs))
+        if not leaves:
+            raise ValueError("jit_loop needs at least one array argument to loop over")
+        steps = {leaf.shape[0] if leaf.ndim else None for leaf in leaves}
+        if len(steps) != 1 or None in steps:
+            raise ValueError(
+                "Every argument of a jit_loop function must have the same leading (step) "
+                f"axis; got leading sizes {sorted(map(str, steps))}"
+            )
+        slice_at = lambda i: jax.tree.map(lambda a: a[i], (args, kwargs))  # noqa: E731
+        # The first step runs unrolled so that state it creates (e.g. optimizer slots)
+        # exists before the loop; lax.scan then carries every Variable's value.
+        first_args, first_kwargs = slice_at(0)
+        first = self._fn(*first_args, **first_kwargs)
+        uids = tuple(frame.values)
+
+        def one_step(carry: list[Any], xs: Any) -> Any:
+            step_args, step_kwargs = xs
+            with _store.bind(dict(zip(uids, carry))) as inner:
+                out = self._fn(*step_args, **step_kwargs)
+            if inner.created:
+                names = ", ".join(v.name for v in inner.created.values())
+                raise ValueError(
+                    f"jit_loop: the step created Variables ({names}) after its first run; "
+                    "create state in the first step only"
+                )
+            new = [inner.values[u].astype(jnp.result_type(c)) for u, c in zip(uids, carry)]
+            return new, out
+
+        rest = jax.tree.map(lambda a: a[1:], (args, kwargs))
+        carry, outs = jax.lax.scan(one_step, [frame.values[u] for u in uids], rest)
+        for uid, value in zip(uids, carry):
+            var = frame.created[uid] if uid in frame.created else variable_by_uid(uid)
+            if var is not None:
+                var._write(value)
+        return jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), first, outs)
+
+
+def jit_loop(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any:
+    """Compile K calls of a stateful step into one program (`lax.scan` underneath).
+
+    Every argument carries a leading step axis of length K; call i sees slice i. The
+    result stacks the K outputs (e.g. per-step costs). Variables created by the first
+    step (optimizer slots) are allowed; later steps must not create state.
+
+    >>> import tfjs_grad as tf
+    >>> w = tf.variable(tf.tensor1d([1, 1]), name="doc_loop_w")
+    >>> opt = tf.train.sgd(0.1)
+    >>> @tf.jit_loop
+    ... def train(x):
+    ...     return opt.minimize(lambda: ((w * x) ** 2).sum(), return_cost=True)
+    >>> costs = train(tf.ones([3, 2]))  # three steps
+    >>> [round(c, 4) for c in costs.tolist()], opt.iterations
+    ([2.0, 1.28, 0.8192], 3)
+    >>> w.dispose()
+    """
+    if fn is None:
+        return lambda f: JittedLoop(f, dict(jax_jit_kwargs))
+    return JittedLoop(fn, dict(jax_jit_kwargs))
 
 
 def jit(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any:

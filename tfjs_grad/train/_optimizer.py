@@ -174,8 +174,19 @@ class Optimizer:
         if not new:
             return
         names = self._names + tuple(v.name for v in new)
-        live = registered_variables()
-        fresh = self._tx.init({n: live[n].read() for n in names})
+        variables = [lookup_variable(n) for n in names]
+        buffers = [v._buffer for v in variables]  # type: ignore[union-attr]
+        if all(b is not None for b in buffers):
+            # State starts from the variables' concrete values, even inside tf.jit, so the
+            # new slots are real Variables at once and the compiled step takes them as
+            # inputs (one compile, not one with and one without the optimizer state).
+            with jax.ensure_compile_time_eval(), _store.detached():
+                self._build_state(names, dict(zip(names, buffers)))
+        else:  # variables born in this very trace: their state is born traced too
+            self._build_state(names, {n: v.read() for n, v in zip(names, variables)})  # type: ignore[union-attr]
+
+    def _build_state(self, names: tuple[str, ...], params: dict[str, Any]) -> None:
+        fresh = self._tx.init(params)
 
         def build(path: Any, fresh: Any, old: Any = None) -> Any:
             # Keep the Variables of state already held; make new ones for the rest.

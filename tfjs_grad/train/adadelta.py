@@ -33,8 +33,8 @@ def tfjs_adadelta(
     """tfjs's Adadelta update."""
 
     def init_fn(params: Any) -> AdadeltaState:
-        zeros = jax.tree.map(jnp.zeros_like, params)
-        return AdadeltaState(zeros, zeros, _schedule.zero_count())
+        zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
+        return AdadeltaState(zeros(), zeros(), _schedule.zero_count())
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         lr = _schedule.at(learning_rate, state.count)

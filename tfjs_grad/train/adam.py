@@ -35,9 +35,9 @@ def tfjs_adam(
     """tfjs's Adam update (epsilon added to the bias-corrected root)."""
 
     def init_fn(params: Any) -> AdamState:
-        zeros = jax.tree.map(jnp.zeros_like, params)
+        zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
         return AdamState(
-            zeros, zeros, jnp.float32(beta1), jnp.float32(beta2), _schedule.zero_count()
+            zeros(), zeros(), jnp.float32(beta1), jnp.float32(beta2), _schedule.zero_count()
         )
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:

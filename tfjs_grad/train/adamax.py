@@ -36,8 +36,10 @@ def tfjs_adamax(
     """tfjs's Adamax update."""
 
     def init_fn(params: Any) -> AdamaxState:
-        zeros = jax.tree.map(jnp.zeros_like, params)
-        return AdamaxState(zeros, zeros, jnp.float32(0), jnp.float32(beta1), _schedule.zero_count())
+        zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
+        return AdamaxState(
+            zeros(), zeros(), jnp.float32(0), jnp.float32(beta1), _schedule.zero_count()
+        )
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         lr = jnp.float32(-_schedule.at(learning_rate, state.count)) / (state.iteration * decay + 1)

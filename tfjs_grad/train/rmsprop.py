@@ -38,8 +38,8 @@ def tfjs_rmsprop(
     """tfjs's RMSProp update."""
 
     def init_fn(params: Any) -> RMSPropState:
-        zeros = jax.tree.map(jnp.zeros_like, params)
-        return RMSPropState(zeros, zeros, zeros if centered else None, _schedule.zero_count())
+        zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
+        return RMSPropState(zeros(), zeros(), zeros() if centered else None, _schedule.zero_count())
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
         lr = _schedule.at(learning_rate, state.count)

@@ -212,7 +212,7 @@ def main() -> None:
         row["compile_ratio"] = row["compile_s"] / base["compile_s"]
         row["rss_ratio"] = row["peak_rss_mb"] / base["peak_rss_mb"]
     print(
-        "| workload | variant | steps/s | × baseline | first call s (× base) | peak RSS MB (× base) |"
+        "| workload | variant | steps/s | × base | first call s (× base) | peak RSS MB (× base) |"
     )
     print("|---|---|---:|---:|---:|---:|")
     for r in rows:
@@ -222,7 +222,7 @@ def main() -> None:
             f"{r['peak_rss_mb']:.0f} ({r['rss_ratio']:.2f}) |"
         )
     print(
-        f"\n{os.cpu_count()} CPUs; jit_loop runs K={LOOP_K} steps per call; eager is a plain Python loop."
+        f"\n{os.cpu_count()} CPUs; jit_loop: K={LOOP_K} steps per call; eager: a Python loop."
     )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(rows, indent=1) + "\n")

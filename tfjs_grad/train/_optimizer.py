@@ -273,8 +273,8 @@ class Optimizer:
     def get_weights(self) -> list[NamedTensor]:
         """`[NamedTensor('iter', ...), NamedTensor('<variable>/<slot>', ...), ...]`."""
         self._check_alive()
-        weights = [NamedTensor("iter", jnp.asarray(self._iterations.read(), jnp.int32))]
-        weights += [NamedTensor(n, v.read()) for n, v in self._weight_variables().items()]
+        weights = [NamedTensor("iter", jnp.array(self._iterations.read(), jnp.int32))]
+        weights += [NamedTensor(n, v.value) for n, v in self._weight_variables().items()]
         return weights
 
     def set_weights(self, weights: Sequence[Any]) -> None:

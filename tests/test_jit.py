@@ -1,0 +1,185 @@
+"""tf.jit and tf.jit_loop: same numbers as eager code, retracing rules, state safety."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tfjs_grad as tf
+from optimizer_fixtures import NAMES, SCENARIOS, make_variables, phase_of, run_step
+
+FULL = sorted(cid for cid, case in SCENARIOS.items() if case["group"] == "full")
+
+
+def _train(case_id: str, compiled: bool, steps: int = 20):
+    case = SCENARIOS[case_id]
+    v = make_variables()
+    opt = getattr(tf.train, case["factory"])(*case["args"])
+    phase = phase_of(case, 1)
+    step = tf.jit(lambda: run_step(opt, v, phase)) if compiled else (lambda: run_step(opt, v, phase))
+    costs = [float(step()) for _ in range(steps)]
+    result = (costs, {n: np.asarray(v[n].value) for n in NAMES}, opt.get_weights(), opt.iterations)
+    tf.dispose_variables()
+    return result
+
+
+@pytest.mark.parametrize("case_id", FULL)
+def test_jit_matches_the_eager_loop_for_every_optimizer(case_id):
+    eager_costs, eager_vars, eager_weights, eager_iterations = _train(case_id, compiled=False)
+    costs, variables, weights, iterations = _train(case_id, compiled=True)
+    np.testing.assert_allclose(costs, eager_costs, rtol=1e-5)
+    for n in NAMES:
+        np.testing.assert_allclose(variables[n], eager_vars[n], rtol=1e-5, atol=1e-7)
+    assert iterations == eager_iterations == 20
+    assert [n for n, _ in weights] == [n for n, _ in eager_weights]
+    for (_, a), (_, b) in zip(weights, eager_weights):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+def test_jit_loop_matches_the_eager_loop():
+    eager_costs, eager_vars, _, _ = _train("adam_custom", compiled=False, steps=10)
+    case = SCENARIOS["adam_custom"]
+    v = make_variables()
+    opt = tf.train.adam(*case["args"])
+    loop = tf.jit_loop(lambda i: run_step(opt, v, phase_of(case, 1)))
+    costs = loop(jnp.arange(10))
+    np.testing.assert_allclose(costs, eager_costs, rtol=1e-5)
+    for n in NAMES:
+        np.testing.assert_allclose(v[n].value, eager_vars[n], rtol=1e-5, atol=1e-7)
+    assert opt.iterations == 10
+
+
+def test_same_shapes_do_not_retrace_and_a_new_shape_retraces_once():
+    w = tf.variable(tf.ones([3, 1]), name="w")
+    opt = tf.train.adam(0.1)
+
+    @tf.jit
+    def step(x):
+        return opt.minimize(lambda: jnp.mean((x @ w) ** 2), True)
+
+    step(jnp.ones((4, 3)))
+    traces = step.trace_count
+    for _ in range(3):
+        step(jnp.ones((4, 3)))
+    assert step.trace_count == traces
+    step(jnp.ones((8, 3)))
+    step(jnp.ones((8, 3)))
+    assert step.trace_count == traces + 1
+    assert opt.iterations == 6
+
+
+def test_first_call_creating_optimizer_state_compiles_one_program():
+    w = tf.variable(tf.ones([2]), name="w")
+    opt = tf.train.adam(0.1)
+    step = tf.jit(lambda: opt.minimize(lambda: (w**2).sum()))
+    step()
+    assert step._jitted._cache_size() == 1
+    step()
+    assert step._jitted._cache_size() == 1
+
+
+def test_a_variable_created_after_the_first_call_is_picked_up():
+    a = tf.variable(tf.scalar(1.0), name="a")
+    extra: list[tf.Variable] = []
+
+    @tf.jit
+    def step():
+        total = a * 1.0
+        for v in extra:
+            v.assign(v + 1)
+            total = total + v
+        return total
+
+    assert float(step()) == 1.0
+    extra.append(tf.variable(tf.scalar(10.0), name="b"))
+    assert float(step()) == 12.0
+    assert float(extra[0].value) == 11.0
+
+
+def test_variables_created_inside_the_step_materialise():
+    holder: dict[str, tf.Variable] = {}
+
+    @tf.jit
+    def step(x):
+        if "v" not in holder:
+            holder["v"] = tf.variable(x * 2, name="made_inside")
+        return holder["v"] + 1
+
+    np.testing.assert_allclose(step(jnp.ones(2)), [3.0, 3.0])
+    np.testing.assert_allclose(holder["v"].value, [2.0, 2.0])
+    assert "made_inside" in tf.registered_variables()
+
+
+def test_an_exception_inside_the_step_leaves_variables_and_slots_as_they_were():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    opt = tf.train.adam(0.1)
+
+    def body(x, fail):
+        cost = opt.minimize(lambda: ((w * x) ** 2).sum(), True)
+        if fail:
+            raise RuntimeError("boom")
+        return cost
+
+    step = tf.jit(body, static_argnums=(1,))
+
+    step(jnp.ones(2), False)
+    before = tf.get_state()
+    with pytest.raises(RuntimeError, match="boom"):
+        step(jnp.ones(2), True)
+    with pytest.raises(TypeError):
+        step(jnp.ones(3), False)  # shapes do not broadcast
+    after = tf.get_state()
+    assert set(before) == set(after)
+    for name in before:
+        np.testing.assert_array_equal(before[name], after[name])
+    assert opt.iterations == 1
+
+
+def test_variables_passed_as_arguments_are_the_real_variables():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+
+    @tf.jit
+    def double(v):
+        v.assign(v * 2)
+        return v + 0
+
+    np.testing.assert_allclose(double(w), [2.0, 4.0])
+    np.testing.assert_allclose(w.value, [2.0, 4.0])
+
+
+def test_static_argnums_are_forwarded_to_jax_jit():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    scaled = tf.jit(lambda k: w * k, static_argnums=(0,))
+    np.testing.assert_allclose(scaled(3), [3.0, 6.0])
+    with pytest.raises(ValueError, match="donation"):
+        tf.jit(lambda: w, donate_argnums=(0,))
+
+
+def test_jit_composes_with_vmap_inside():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+
+    @tf.jit
+    def per_example_grads(xs):
+        return jax.vmap(tf.grad(lambda x: ((x * w) ** 2).sum()))(xs)
+
+    np.testing.assert_allclose(per_example_grads(jnp.ones((3, 2))), 2 * jnp.ones((3, 2)) * w.value**2)
+
+
+def test_jit_loop_rejects_mismatched_step_axes_and_late_state():
+    w = tf.variable(tf.tensor1d([1.0]), name="w")
+    loop = tf.jit_loop(lambda x, y: (w * x * y).sum())
+    with pytest.raises(ValueError, match="leading"):
+        loop(jnp.ones((3, 1)), jnp.ones((4, 1)))
+    made = []
+
+    def late(x):
+        if len(made) >= 1:
+            made.append(tf.variable(x, name=f"late{len(made)}"))
+        else:
+            made.append(None)
+        return x.sum()
+
+    with pytest.raises(ValueError, match="created Variables"):
+        tf.jit_loop(late)(jnp.ones((3, 2)))

@@ -14,7 +14,7 @@ lint: $(STAMP)
 	.venv/bin/pyright tfjs_grad
 
 test: $(STAMP) lint
-	$(PY) -m pytest -q -p no:cacheprovider --nbmake
+	$(PY) -m pytest -q -p no:cacheprovider --nbmake --doctest-modules tfjs_grad tests notebooks
 
 demo: $(STAMP)
 	$(PY) demo.py

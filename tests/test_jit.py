@@ -183,3 +183,57 @@ def test_jit_loop_rejects_mismatched_step_axes_and_late_state():
 
     with pytest.raises(ValueError, match="created Variables"):
         tf.jit_loop(late)(jnp.ones((3, 2)))
+
+
+def test_only_the_variables_the_step_uses_are_threaded():
+    a = tf.variable(tf.tensor1d([1.0, 2.0]), name="a")
+    unrelated = tf.variable(tf.tensor1d([5.0]), name="unrelated")
+    opt = tf.train.momentum(0.1, 0.9)
+    step = tf.jit(lambda: opt.minimize(lambda: (a**2).sum()))
+    step()
+    step()
+    threaded = {v.name for v in step._vars}
+    assert "a" in threaded and "unrelated" not in threaded
+    assert any(name.endswith("a/accumulation") for name in threaded)
+    np.testing.assert_array_equal(unrelated.value, [5.0])
+
+
+def test_a_new_code_path_that_reads_another_variable_widens_the_layout():
+    a = tf.variable(tf.scalar(1.0), name="a")
+    b = tf.variable(tf.scalar(10.0), name="b")
+
+    @tf.jit
+    def f(x):
+        return a * x if x.shape == (1,) else a * x + b
+
+    np.testing.assert_allclose(f(jnp.ones(1)), [1.0])
+    b.assign(20.0)
+    np.testing.assert_allclose(f(jnp.ones(2)), [21.0, 21.0])
+    b.assign(30.0)
+    np.testing.assert_allclose(f(jnp.ones(2)), [31.0, 31.0])  # b is an input, not a constant
+
+
+def test_two_threads_train_their_own_models_under_tf_jit():
+    import threading
+
+    errors = []
+
+    def worker(k):
+        try:
+            w = tf.variable(tf.tensor1d([float(k)]), name=f"thread_w{k}")
+            opt = tf.train.sgd(0.01)
+            step = tf.jit(lambda: opt.minimize(lambda: (w**2).sum(), True))
+            expected = float(k)
+            for _ in range(200):
+                cost = step()
+                np.testing.assert_allclose(cost, expected**2, rtol=1e-5)
+                expected *= 1 - 0.02
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

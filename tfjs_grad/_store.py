@@ -17,15 +17,22 @@ from typing import Any
 
 
 class Frame:
-    """One transform's view of the store: bound values, and what was written or created."""
+    """One transform's view of the store: bound values, and what was written or created.
 
-    __slots__ = ("values", "written", "created", "parent")
+    A tracking frame (tf.jit's) also records which of its bindings were read
+    (`touched`) and which Variables were read without a binding anywhere (`missing`).
+    """
 
-    def __init__(self, values: Mapping[int, Any], parent: Frame | None):
+    __slots__ = ("values", "written", "created", "parent", "tracks", "touched", "missing")
+
+    def __init__(self, values: Mapping[int, Any], parent: Frame | None, tracks: bool = False):
         self.values: dict[int, Any] = dict(values)
         self.written: dict[int, None] = {}
         self.created: dict[int, Any] = {}
         self.parent = parent
+        self.tracks = tracks
+        self.touched: set[int] = set()
+        self.missing: set[int] = set()
 
     def writes(self) -> dict[int, Any]:
         """uid -> value for every Variable assigned or created inside this frame."""
@@ -40,9 +47,9 @@ def current() -> Frame | None:
 
 
 @contextlib.contextmanager
-def bind(values: Mapping[int, Any]) -> Iterator[Frame]:
+def bind(values: Mapping[int, Any], tracks: bool = False) -> Iterator[Frame]:
     """Open a frame in which the Variables with these uids read the given values."""
-    frame = Frame(values, _top.get())
+    frame = Frame(values, _top.get(), tracks)
     token = _top.set(frame)
     try:
         yield frame
@@ -51,17 +58,20 @@ def bind(values: Mapping[int, Any]) -> Iterator[Frame]:
 
 
 def lookup(uid: int) -> tuple[bool, Any]:
-    """(found, value) of the innermost binding of `uid`."""
+    """(found, value) of the innermost binding of `uid`; tracking frames take note."""
     frame = _top.get()
     while frame is not None:
         if uid in frame.values:
+            if frame.tracks:
+                frame.touched.add(uid)
             return True, frame.values[uid]
         frame = frame.parent
+    frame = _top.get()
+    while frame is not None:
+        if frame.tracks:
+            frame.missing.add(uid)
+        frame = frame.parent
     return False, None
-
-
-def is_bound(uid: int) -> bool:
-    return lookup(uid)[0]
 
 
 @contextlib.contextmanager

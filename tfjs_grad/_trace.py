@@ -32,7 +32,8 @@ class Program(NamedTuple):
     y_aval: Any  # jax.ShapeDtypeStruct of the output
     write_uids: tuple[int, ...]
     created: dict[int, Any]  # uid -> Variable created while tracing
-    connected: tuple[bool, ...]  # per input, in order
+    connected: tuple[bool, ...]  # per input: does the output depend on it?
+    needed: tuple[bool, ...]  # per input: does any output (writes included) depend on it?
 
     @property
     def eager(self) -> bool:
@@ -40,7 +41,11 @@ class Program(NamedTuple):
 
 
 def trace(body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[int]) -> Program:
-    """Run `body(*primals)` once under tracing, with `bind_uids[i]` reading `primals[i]`."""
+    """Run `body(*primals)` once under tracing, with `bind_uids[i]` reading `primals[i]`.
+
+    `primals` may be arrays or abstract values (`jax.core.ShapedArray`): only their
+    shapes and dtypes are used.
+    """
     frames: list[_store.Frame] = []
 
     def flat(*xs: Any) -> Any:
@@ -60,6 +65,7 @@ def trace(body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[
         raise
     jaxpr = closed.jaxpr
     connected = needed_inputs(jaxpr, [True] + [False] * len(write_uids))
+    needed = needed_inputs(jaxpr, [True] * (1 + len(write_uids)))
     return Program(
         jaxpr=jaxpr,
         consts=list(closed.consts),
@@ -67,6 +73,7 @@ def trace(body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[
         write_uids=write_uids,
         created=frames[0].created,
         connected=tuple(connected),
+        needed=tuple(needed),
     )
 
 
@@ -93,7 +100,7 @@ def _internal_tracer() -> Callable[..., Any] | None:
 
     def trace(fn: Callable[..., Any], primals: Sequence[Any]) -> Any:
         debug = api_util.debug_info("tfjs_grad", fn, tuple(primals), {})
-        avals = [core.typeof(x) for x in primals]
+        avals = [x if isinstance(x, core.ShapedArray) else core.typeof(x) for x in primals]
         jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(lu.wrap_init(fn, debug_info=debug), avals)
         return ClosedJaxpr(jaxpr, consts)
 
@@ -110,7 +117,8 @@ def _to_jaxpr(fn: Callable[..., Any], primals: Sequence[Any]) -> Any:
     entry point directly when it is where we expect it.
     """
     if _internal_trace is None:  # pragma: no cover - other JAX versions
-        return jax.make_jaxpr(fn)(*primals)
+        specs = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in primals]
+        return jax.make_jaxpr(fn)(*specs)
     return _internal_trace(fn, primals)
 
 
@@ -132,7 +140,9 @@ def _vjp_of_program(
     xs: list[Any],
     dy: Any,
 ) -> tuple[Any, list[Any], list[Any]]:
-    """y, grads of the connected inputs, and the values written to Variables."""
+    """y, grads of the connected inputs, and the values written to Variables.
+
+    Inputs no output needs may be None: the program never reads them."""
     chosen = [x for x, c in zip(xs, connected) if c]
 
     def fun(*picked: Any) -> Any:

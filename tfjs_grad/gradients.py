@@ -256,8 +256,11 @@ def variable_grads(
             "variableGrads() expects at least one of the input variables to be trainable, "
             f"but none of the {len(candidates)} variables is trainable."
         )
-    xs = [v.read() for v in trainable]
-    program = _trace.trace(lambda *_: f(), xs, [v._uid for v in trainable])
+    # Trace on shapes alone: a variable is read only if the program needs its value,
+    # so tf.jit threads just the state a loss really uses.
+    program = _trace.trace(
+        lambda *_: f(), [v.aval() for v in trainable], [v._uid for v in trainable]
+    )
     connected = [v for v, c in zip(trainable, program.connected) if c]
     if not connected:
         raise ValueError(
@@ -271,7 +274,8 @@ def variable_grads(
             f"rank-{len(program.y_aval.shape)} tensor"
         )
     for v in connected:
-        _differentiable(v.read(), v.name, "variableGrads")
+        _differentiable(v, v.name, "variableGrads")
+    xs = [v.read() if needed else None for v, needed in zip(trainable, program.needed)]
     value, gs, writes = _trace.vjp(program, xs, None)
     _trace.write_back(program, writes)
     by_name: dict[str, jax.Array | None] = {v.name: g for v, g in zip(connected, gs)}

@@ -1,9 +1,10 @@
-"""`tf.jit`: compile stateful tfjs-style code, threading every Variable through `jax.jit`.
+"""`tf.jit`: compile stateful tfjs-style code, threading its Variables through `jax.jit`.
 
-Each call passes the current values of all live Variables (optimizer slots included)
-into one compiled function, binds them in the store while `fn` traces, and writes the
-results back. The variable layout is computed once per change of the registry, so a
-call costs one `jax.jit` dispatch plus a list of buffers in and out.
+Each call passes the current values of the Variables `fn` uses (optimizer slots
+included) into one compiled function, binds them in the store while `fn` traces, and
+writes the results back, donating the old buffers. The layout is settled by tracing
+and revisited only when Variables are created or disposed, so a steady-state call
+costs one `jax.jit` dispatch plus a list of buffers in and out.
 """
 
 from __future__ import annotations
@@ -20,19 +21,25 @@ from .variables import Variable, live_variables, registry_version, variable_by_u
 
 
 class _Layout:
-    """The uids of the Variables threaded through one compiled function (a static arg)."""
+    """The Variables threaded through one compiled function (a static arg): their uids,
+    and the shardings their new values must keep (None: no pinned sharding)."""
 
-    __slots__ = ("uids", "_hash")
+    __slots__ = ("uids", "shardings", "_hash")
 
-    def __init__(self, uids: tuple[int, ...]):
+    def __init__(self, uids: tuple[int, ...], shardings: tuple[Any, ...] = ()):
         self.uids = uids
-        self._hash = hash(uids)
+        self.shardings = shardings or (None,) * len(uids)
+        self._hash = hash((uids, self.shardings))
 
     def __hash__(self) -> int:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, _Layout) and other.uids == self.uids)
+        return self is other or (
+            isinstance(other, _Layout)
+            and other.uids == self.uids
+            and other.shardings == self.shardings
+        )
 
 
 class _VarRef:
@@ -55,8 +62,30 @@ def _is_ref(x: Any) -> bool:
     return isinstance(x, _VarRef)
 
 
+def _keep_sharding(value: Any, sharding: Any) -> Any:
+    # Unconstrained, XLA may re-lay out a sharded variable (a replicated bias can come back
+    # split over the mesh); a Variable's pinned sharding must survive every step.
+    return value if sharding is None else jax.lax.with_sharding_constraint(value, sharding)
+
+
+class _LayoutMiss(Exception):
+    """Raised out of a trace that read Variables the layout does not thread."""
+
+    def __init__(self, uids: set[int]):
+        super().__init__(f"{len(uids)} Variables read outside the layout")
+        self.uids = uids
+
+
 class Jitted:
-    """A compiled stateful function; call it like `fn`. `trace_count` counts traces."""
+    """A compiled stateful function; call it like `fn`. `trace_count` counts traces.
+
+    The Variables threaded through the compiled program (its *layout*) are the ones
+    `fn` reads or writes, found by tracing: a trace that reads a Variable outside the
+    layout widens it and traces again, and Variables created since the last call are
+    offered to one probing trace so that code that starts using them is retraced.
+    """
+
+    _api = "jit"
 
     def __init__(self, fn: Callable[..., Any], jit_kwargs: dict[str, Any]):
         if not callable(fn):
@@ -65,9 +94,10 @@ class Jitted:
         self._fn = fn
         self.trace_count = 0
         self._version = -1
-        self._layout = _Layout(())
+        self._newest_uid = -1
         self._vars: list[Variable] = []
-        self._seen: set[_Layout] = set()
+        self._layout = _Layout(())
+        self._created: dict[int, Variable] = {}
         static = tuple(i + 2 for i in jit_kwargs.pop("static_argnums", ()) or ())
         for forbidden in ("donate_argnums", "donate_argnames"):
             if forbidden in jit_kwargs:
@@ -75,54 +105,98 @@ class Jitted:
         self._jitted = jax.jit(
             self._pure, static_argnums=(1, *static), donate_argnums=(0,), **jit_kwargs
         )
+        self._probe = jax.jit(self._probe_fn, static_argnums=(1, *static), **jit_kwargs)
 
-    _api = "jit"
-
-    def _pure(self, values: list[Any], layout: _Layout, *args: Any, **kwargs: Any) -> Any:
+    # -- what runs under jax.jit ------------------------------------------------------
+    def _run(self, values: list[Any], layout: _Layout, args: Any, kwargs: Any) -> Any:
         self.trace_count += 1
         args, kwargs = jax.tree.map(
             lambda r: variable_by_uid(r.uid) if _is_ref(r) else r, (args, kwargs), is_leaf=_is_ref
         )
-        with _store.bind(dict(zip(layout.uids, values))) as frame:
+        with _store.bind(dict(zip(layout.uids, values)), tracks=True) as frame:
             self._created = frame.created
             out = self._body(frame, args, kwargs)
         out = jax.tree.map(lambda v: v.read() if _is_variable(v) else v, out, is_leaf=_is_variable)
-        new_values = [frame.values[uid] for uid in layout.uids]
+        return frame, out
+
+    def _pure(self, values: list[Any], layout: _Layout, *args: Any, **kwargs: Any) -> Any:
+        frame, out = self._run(values, layout, args, kwargs)
+        missing = frame.missing - set(frame.created)
+        if missing:
+            raise _LayoutMiss(missing)
+        new_values = [
+            _keep_sharding(frame.values[uid], s) for uid, s in zip(layout.uids, layout.shardings)
+        ]
         known = set(layout.uids)
         created = {uid: frame.values[uid] for uid in frame.written if uid not in known}
         return out, new_values, created
 
+    def _probe_fn(self, values: list[Any], layout: _Layout, *args: Any, **kwargs: Any) -> Any:
+        frame, _ = self._run(values, layout, args, kwargs)
+        self._probed = (frame.touched | frame.missing | set(frame.written)) - set(frame.created)
+
     def _body(self, frame: _store.Frame, args: Any, kwargs: Any) -> Any:
         return self._fn(*args, **kwargs)
 
-    def _settle_layout(
-        self, layout: _Layout, variables: list[Variable], args: Any, kwargs: Any
-    ) -> tuple[_Layout, list[Variable]]:
-        """Trace (without compiling) a new layout; if the trace made new state concretely
-        (an optimizer's first slots), take that state in and trace again, so the program
-        that gets compiled is the one every later call reuses."""
-        version = registry_version()
+    # -- the layout -----------------------------------------------------------------
+    def _set_layout(self, variables: list[Variable]) -> None:
+        self._vars = variables
+        self._layout = _Layout(
+            tuple(v._uid for v in variables), tuple(v._sharding for v in variables)
+        )
+
+    def _refresh_layout(self, args: Any, kwargs: Any) -> None:
+        """After Variables were created or disposed anywhere: drop the dead ones, and let
+        one probing trace (no compile) decide which new ones `fn` uses."""
+        self._version = registry_version()
+        usable = lambda v: not v._disposed and v._buffer is not None  # noqa: E731
+        kept = [v for v in self._vars if usable(v)]
+        new = [v for v in live_variables() if v._uid > self._newest_uid and usable(v)]
+        self._newest_uid = max([self._newest_uid, *(v._uid for v in new)])
+        if not new:
+            if len(kept) != len(self._vars):
+                self._set_layout(kept)
+            return
+        candidates = kept + new
+        self._set_layout(candidates)
+        self._probed: set[int] = set()
+        self._guarded(self._probe.trace, self._values(), self._layout, args, kwargs)
+        used = [v for v in candidates if v._uid in self._probed]
+        used += [
+            v
+            for uid in sorted(self._probed - {v._uid for v in candidates})
+            if (v := variable_by_uid(uid)) is not None and usable(v)
+        ]
+        self._newest_uid = max([self._newest_uid, *(v._uid for v in used)])
+        self._version = registry_version()
+        self._set_layout(used)
+
+    def _widen(self, uids: set[int]) -> None:
+        extra = [v for uid in sorted(uids) if (v := variable_by_uid(uid)) is not None]
+        if not extra:
+            raise RuntimeError("tf.jit: a traced read of a Variable that no longer exists")
+        self._set_layout(self._vars + extra)
+
+    def _values(self) -> list[Any]:
+        return [jnp.copy(v._buffer) if v._exported else v._buffer for v in self._vars]
+
+    def _guarded(
+        self, call: Callable[..., Any], values: list[Any], layout: _Layout, args: Any, kwargs: Any
+    ) -> Any:
         self._created = {}
         try:
-            self._jitted.trace([v._buffer for v in variables], layout, *args, **kwargs)
+            return call(values, layout, *args, **kwargs)
+        except _LayoutMiss:
+            raise
         except BaseException:
-            for var in self._created.values():
+            for var in self._created.values():  # born in a failed trace: never had a value
                 var.dispose()
             raise
-        if registry_version() != version and not self._created:
-            layout, variables = self._current_layout()
-        self._seen.add(layout)
-        return layout, variables
 
-    def _current_layout(self) -> tuple[_Layout, list[Variable]]:
-        version = registry_version()
-        if version != self._version:
-            self._vars = [v for v in live_variables() if v._buffer is not None]
-            self._layout = _Layout(tuple(v._uid for v in self._vars))
-            self._version = version
-        return self._layout, self._vars
-
+    # -- calling --------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _store.current() is not None:  # inside another transform: it threads the state
+            return self._fn(*args, **kwargs)
         if any(
             _is_variable(leaf) for leaf in jax.tree.leaves((args, kwargs), is_leaf=_is_variable)
         ):
@@ -131,19 +205,19 @@ class Jitted:
                 (args, kwargs),
                 is_leaf=_is_variable,
             )
-        layout, variables = self._current_layout()
-        if layout not in self._seen:
-            layout, variables = self._settle_layout(layout, variables, args, kwargs)
-        values = [jnp.copy(v._buffer) if v._exported else v._buffer for v in variables]
-        self._created: dict[int, Variable] = {}
-        try:
-            out, new_values, created = self._jitted(values, layout, *args, **kwargs)
-        except BaseException:
-            for var in self._created.values():  # born in a failed trace: never had a value
-                var.dispose()
-            self._created = {}
-            raise
-        for var, value in zip(variables, new_values):
+        if registry_version() != self._version:
+            self._refresh_layout(args, kwargs)
+        while True:
+            try:
+                out, new_values, created = self._guarded(
+                    self._jitted, self._values(), self._layout, args, kwargs
+                )
+                break
+            except _LayoutMiss as miss:
+                for var in self._created.values():
+                    var.dispose()
+                self._widen(miss.uids)
+        for var, value in zip(self._vars, new_values):
             var._buffer = value
             var._exported = False
         for uid, value in created.items():

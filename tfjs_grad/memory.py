@@ -112,10 +112,10 @@ def tidy(name_or_fn: Any, fn: Any = None) -> Any:
     Variables (and so optimizer state) are never freed by `tidy`.
 
     >>> import tfjs_grad as tf
-    >>> before = tf.memory().num_tensors
-    >>> y = tf.tidy(lambda: (tf.ones([3]) * 2).sum())
-    >>> float(y), tf.memory().num_tensors - before
-    (6.0, 1)
+    >>> made = []
+    >>> y = tf.tidy(lambda: (made.append(tf.ones([3])) or made[0] * 2).sum())
+    >>> float(y), made[0].is_deleted()
+    (6.0, True)
     """
     if fn is None:
         if not callable(name_or_fn):

@@ -15,7 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.core import Tracer
+from jax.core import ShapedArray, Tracer
 
 from . import _store
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
@@ -178,6 +178,19 @@ class Variable:
             )
         return self._buffer
 
+    def aval(self) -> Any:
+        """The abstract value (shape, dtype, sharding) of the current value, without
+        reading it (a transform does not count this as a use of the Variable)."""
+        self._check_disposed()
+        frame = _store.current()
+        while frame is not None:
+            if self._uid in frame.values:
+                return jax.typeof(frame.values[self._uid])
+            frame = frame.parent
+        if self._buffer is None:
+            return ShapedArray(self._shape, self._dtype)
+        return jax.typeof(self._buffer)
+
     @property
     def value(self) -> jax.Array:
         """The current value as a `jax.Array`; it stays valid after later steps."""
@@ -222,6 +235,13 @@ class Variable:
             value = jax.device_put(value, self._sharding)
         self._buffer = value
         self._exported = not owned
+
+    def _pin_sharding(self, sharding: jax.sharding.Sharding | None) -> None:
+        """Keep `sharding` across later writes (a checkpoint restores it); `tf.jit` re-reads
+        the pinned shardings when the registry version moves."""
+        if sharding != self._sharding:
+            self._sharding = sharding
+            _bump()
 
     def _check_disposed(self) -> None:
         if self._disposed:

@@ -65,7 +65,6 @@ def adagrad(
     >>> w = tf.variable(tf.tensor1d([1, 2]), name="doc_adagrad_w")
     >>> opt = tf.train.adagrad(0.1)
     >>> opt.apply_gradients({"doc_adagrad_w": tf.tensor1d([0.5, -1])})
-    >>> opt.apply_gradients({"doc_adagrad_w": tf.tensor1d([2, 0.25])})
     >>> [round(x, 6) for x in w.value.tolist()]
     [0.915485, 2.095346]
     >>> w.dispose()

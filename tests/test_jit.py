@@ -6,9 +6,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from optimizer_fixtures import NAMES, SCENARIOS, make_variables, phase_of, run_step
 
 import tfjs_grad as tf
-from optimizer_fixtures import NAMES, SCENARIOS, make_variables, phase_of, run_step
 
 FULL = sorted(cid for cid, case in SCENARIOS.items() if case["group"] == "full")
 
@@ -18,7 +18,9 @@ def _train(case_id: str, compiled: bool, steps: int = 20):
     v = make_variables()
     opt = getattr(tf.train, case["factory"])(*case["args"])
     phase = phase_of(case, 1)
-    step = tf.jit(lambda: run_step(opt, v, phase)) if compiled else (lambda: run_step(opt, v, phase))
+    step = (
+        tf.jit(lambda: run_step(opt, v, phase)) if compiled else (lambda: run_step(opt, v, phase))
+    )
     costs = [float(step()) for _ in range(steps)]
     result = (costs, {n: np.asarray(v[n].value) for n in NAMES}, opt.get_weights(), opt.iterations)
     tf.dispose_variables()
@@ -164,7 +166,9 @@ def test_jit_composes_with_vmap_inside():
     def per_example_grads(xs):
         return jax.vmap(tf.grad(lambda x: ((x * w) ** 2).sum()))(xs)
 
-    np.testing.assert_allclose(per_example_grads(jnp.ones((3, 2))), 2 * jnp.ones((3, 2)) * w.value**2)
+    np.testing.assert_allclose(
+        per_example_grads(jnp.ones((3, 2))), 2 * jnp.ones((3, 2)) * w.value**2
+    )
 
 
 def test_jit_loop_rejects_mismatched_step_axes_and_late_state():

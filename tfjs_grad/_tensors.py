@@ -39,6 +39,11 @@ def dtype_name(dtype: Any) -> str:
     return name
 
 
+def js_shape(shape: Sequence[int]) -> str:
+    """A shape as tfjs prints it in messages: [2, 3] -> "2,3", [] -> ""."""
+    return ",".join(str(d) for d in shape)
+
+
 def _is_python_numeric(values: Any) -> bool:
     if isinstance(values, bool):
         return False

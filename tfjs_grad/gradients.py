@@ -16,7 +16,7 @@ import numpy as np
 from jax.core import Tracer
 
 from . import _trace
-from ._tensors import ArrayLike, convert, dtype_name
+from ._tensors import ArrayLike, convert, dtype_name, js_shape
 from .variables import Variable, _js_key_order, registered_variables
 
 _NO_PATH = (
@@ -42,10 +42,6 @@ class ValueAndGrads(NamedTuple):
 class VariableGrads(NamedTuple):
     value: jax.Array
     grads: dict[str, jax.Array | None]
-
-
-def _shape_text(shape: Sequence[int]) -> str:
-    return ",".join(str(d) for d in shape)
 
 
 def _check_fn(f: Any, api: str) -> None:
@@ -76,7 +72,7 @@ def _check_dy_shape(program: _trace.Program, dy: Any, call: str, returned: str) 
     if dy is not None and tuple(dy.shape) != tuple(program.y_aval.shape):
         raise ValueError(
             f"The shape of dy passed in {call} must match the shape returned by {returned} "
-            f"Shapes {_shape_text(program.y_aval.shape)} and {_shape_text(dy.shape)} must match"
+            f"Shapes {js_shape(program.y_aval.shape)} and {js_shape(dy.shape)} must match"
         )
 
 
@@ -367,8 +363,8 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
             if tuple(g.shape) != tuple(x.shape):
                 raise ValueError(
                     f"Error in gradient for op {op_name}. The gradient of input '{i}' has shape "
-                    f"'{_shape_text(g.shape)}', which does not match the shape of the input "
-                    f"'{_shape_text(x.shape)}'"
+                    f"'{js_shape(g.shape)}', which does not match the shape of the input "
+                    f"'{js_shape(x.shape)}'"
                 )
             out.append(g.astype(x.dtype))
         return tuple(out)

@@ -14,6 +14,8 @@ from typing import Any, TypeAlias
 import jax
 import jax.numpy as jnp
 
+from ._tensors import convert, js_shape
+
 __all__ = [
     "Reduction",
     "absolute_difference",
@@ -51,9 +53,7 @@ class Reduction(enum.IntEnum):
 
 def _tensor(x: TensorLike) -> jax.Array:
     # JS numbers are float32 tensors in tfjs; Python numbers and lists follow suit.
-    if isinstance(x, (bool, int, float, list, tuple)):
-        return jnp.asarray(x, dtype=jnp.float32)
-    return jnp.asarray(x)
+    return convert(x, argument="x", fn="tf.losses")
 
 
 def _as_float(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -62,13 +62,9 @@ def _as_float(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Arra
     return labels.astype(dtype), logits.astype(dtype)
 
 
-def _shape_str(shape: tuple[int, ...]) -> str:
-    return ",".join(str(d) for d in shape)  # JS prints [2, 3] as "2,3" and [] as ""
-
-
 def _check_shapes(fn_name: str, a: jax.Array, b: jax.Array) -> None:
     if a.shape != b.shape:
-        a_shape, b_shape = _shape_str(a.shape), _shape_str(b.shape)
+        a_shape, b_shape = js_shape(a.shape), js_shape(b.shape)
         raise ValueError(f"Error in {fn_name}:  Shapes {a_shape} and {b_shape} must match")
 
 
@@ -113,7 +109,7 @@ def compute_weighted_loss(
         except ValueError:
             raise ValueError(
                 "Operands could not be broadcast together with shapes "
-                f"{_shape_str(losses.shape)} and {_shape_str(w.shape)}."
+                f"{js_shape(losses.shape)} and {js_shape(w.shape)}."
             ) from None
     reduction = _reduction(reduction)
     weighted = losses if w is None else losses * w

@@ -241,3 +241,18 @@ def test_two_threads_train_their_own_models_under_tf_jit():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_state_created_from_traced_values_on_the_first_call_starts_from_its_initial_value():
+    b = tf.variable(jnp.ones(3), name="b")
+    acc: dict[str, tf.Variable] = {}
+
+    @tf.jit
+    def step():
+        if "m" not in acc:
+            acc["m"] = tf.variable(jnp.zeros_like(b.read()), name="m", trainable=False)
+        acc["m"].assign(acc["m"] + b)
+
+    step()
+    step()
+    np.testing.assert_array_equal(acc["m"].value, [2.0, 2.0, 2.0])

@@ -23,12 +23,22 @@ class Frame:
     (`touched`) and which Variables were read without a binding anywhere (`missing`).
     """
 
-    __slots__ = ("values", "written", "created", "parent", "tracks", "touched", "missing")
+    __slots__ = (
+        "values",
+        "written",
+        "created",
+        "initial",
+        "parent",
+        "tracks",
+        "touched",
+        "missing",
+    )
 
     def __init__(self, values: Mapping[int, Any], parent: Frame | None, tracks: bool = False):
         self.values: dict[int, Any] = dict(values)
         self.written: dict[int, None] = {}
-        self.created: dict[int, Any] = {}
+        self.created: dict[int, Any] = {}  # uid -> Variable created inside this frame
+        self.initial: dict[int, Any] = {}  # uid -> the value it was created with
         self.parent = parent
         self.tracks = tracks
         self.touched: set[int] = set()

@@ -134,6 +134,7 @@ class Jitted:
     def _probe_fn(self, values: list[Any], layout: _Layout, *args: Any, **kwargs: Any) -> Any:
         frame, _ = self._run(values, layout, args, kwargs)
         self._probed = (frame.touched | frame.missing | set(frame.written)) - set(frame.created)
+        return frame.initial
 
     def _body(self, frame: _store.Frame, args: Any, kwargs: Any) -> Any:
         return self._fn(*args, **kwargs)
@@ -153,14 +154,27 @@ class Jitted:
         kept = [v for v in self._vars if usable(v)]
         new = [v for v in live_variables() if v._uid > self._newest_uid and usable(v)]
         self._newest_uid = max([self._newest_uid, *(v._uid for v in new)])
-        if not new:
-            if len(kept) != len(self._vars):
-                self._set_layout(kept)
+        if not new:  # Variables died, or a pinned sharding changed (a restored checkpoint)
+            self._set_layout(kept)
             return
         candidates = kept + new
         self._set_layout(candidates)
         self._probed: set[int] = set()
-        self._guarded(self._probe.trace, self._values(), self._layout, args, kwargs)
+        values = self._values()
+        traced = self._guarded(self._probe.trace, values, self._layout, args, kwargs)
+        if self._created:
+            # fn made Variables from traced values (kept by fn for later calls): give them
+            # their values now, from the probe compiled down to just those values.
+            born = dict(self._created)
+            for uid, value in self._guarded(
+                lambda *_a, **_k: traced.lower().compile()(values, *args, **kwargs),
+                values,
+                self._layout,
+                args,
+                kwargs,
+            ).items():
+                born[uid]._write(value)
+            self._probed |= set(born)
         used = [v for v in candidates if v._uid in self._probed]
         used += [
             v

@@ -118,6 +118,7 @@ class Variable:
         frame = _store.current()
         if frame is not None:
             frame.created[self._uid] = self
+            frame.initial[self._uid] = value
             frame.values[self._uid] = value
             frame.written[self._uid] = None
         elif isinstance(value, Tracer):

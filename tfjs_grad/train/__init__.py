@@ -5,6 +5,7 @@ from .adadelta import AdadeltaOptimizer, adadelta, tfjs_adadelta
 from .adagrad import AdagradOptimizer, adagrad, tfjs_adagrad
 from .adam import AdamOptimizer, adam, tfjs_adam
 from .adamax import AdamaxOptimizer, adamax, tfjs_adamax
+from .checkpoint import restore_checkpoint, save_checkpoint
 from .momentum import MomentumOptimizer, momentum, tfjs_momentum
 from .rmsprop import RMSPropOptimizer, rmsprop, tfjs_rmsprop
 from .sgd import SGDOptimizer, sgd, tfjs_sgd
@@ -26,7 +27,9 @@ __all__ = [
     "from_optax",
     "fromOptax",
     "momentum",
+    "restore_checkpoint",
     "rmsprop",
+    "save_checkpoint",
     "sgd",
     "tfjs_adadelta",
     "tfjs_adagrad",

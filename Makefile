@@ -1,7 +1,7 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-.PHONY: test demo lint bench clean
+.PHONY: test demo lint bench notebooks clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv .venv
@@ -21,6 +21,9 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/train_step.py
+
+notebooks: $(STAMP)
+	$(PY) notebooks/execute.py
 
 clean:
 	rm -rf .venv

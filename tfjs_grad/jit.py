@@ -62,6 +62,15 @@ def _is_ref(x: Any) -> bool:
     return isinstance(x, _VarRef)
 
 
+def _copy(array: Any) -> Any:
+    """A fresh buffer with the same contents and sharding (a device copy, no compile)."""
+    if not array.is_fully_addressable:
+        return jnp.copy(array)  # spans processes: let XLA copy each process's shards
+    # An uncommitted array stays uncommitted (free to join any computation's devices).
+    target = array.sharding if array.committed else None
+    return jax.device_put(array, target, may_alias=False)
+
+
 def _keep_sharding(value: Any, sharding: Any) -> Any:
     # Unconstrained, XLA may re-lay out a sharded variable (a replicated bias can come back
     # split over the mesh); a Variable's pinned sharding must survive every step.
@@ -192,7 +201,9 @@ class Jitted:
         self._set_layout(self._vars + extra)
 
     def _values(self) -> list[Any]:
-        return [jnp.copy(v._buffer) if v._exported else v._buffer for v in self._vars]
+        # A buffer someone else may hold is copied (a device copy, no compile) before the
+        # compiled call donates it.
+        return [_copy(v._buffer) if v._exported else v._buffer for v in self._vars]
 
     def _guarded(
         self, call: Callable[..., Any], values: list[Any], layout: _Layout, args: Any, kwargs: Any

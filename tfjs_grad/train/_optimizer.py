@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax.core import Tracer
 
@@ -101,7 +102,7 @@ class Optimizer:
         self._tx = transformation
         self._prefix = f"{self.class_name.lower()}_{next(_optimizer_ids)}"
         self._iterations = variable(
-            jnp.zeros((), jnp.int32), trainable=False, name=f"{self._prefix}/iter"
+            jnp.asarray(np.int32(0)), trainable=False, name=f"{self._prefix}/iter"
         )
         self._names: tuple[str, ...] = ()
         self._state: Any = None  # the optax state's structure, with Variables as leaves

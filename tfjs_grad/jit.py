@@ -169,18 +169,14 @@ class Jitted:
         candidates = kept + new
         self._set_layout(candidates)
         self._probed: set[int] = set()
-        values = self._values()
-        traced = self._guarded(self._probe.trace, values, self._layout, args, kwargs)
+        buffers = [v._buffer for v in self._vars]  # the probe donates nothing
+        self._guarded(self._probe.trace, buffers, self._layout, args, kwargs)
         if self._created:
             # fn made Variables from traced values (kept by fn for later calls): give them
-            # their values now, from the probe compiled down to just those values.
+            # their initial values now, running the probe (compiled down to just those).
             born = dict(self._created)
             for uid, value in self._guarded(
-                lambda *_a, **_k: traced.lower().compile()(values, *args, **kwargs),
-                values,
-                self._layout,
-                args,
-                kwargs,
+                self._probe, buffers, self._layout, args, kwargs
             ).items():
                 born[uid]._write(value)
             self._probed |= set(born)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import pathlib
 import pickle
@@ -16,22 +15,10 @@ import time
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from scaleout import SCRIPTS, mlp
 
 import tfjs_grad as tf
 from tfjs_grad.train import checkpoint
-
-SCRIPTS = pathlib.Path(__file__).parent / "scripts"
-
-
-def _load_mlp():
-    spec = importlib.util.spec_from_file_location("scaleout_mlp", SCRIPTS / "mlp.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-mlp = _load_mlp()
 
 
 def _snapshot():

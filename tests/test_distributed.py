@@ -6,7 +6,6 @@ The test starts both processes of tests/scripts/distributed_worker.py itself, on
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import pathlib
 import socket
@@ -17,21 +16,10 @@ import time
 import jax
 import numpy as np
 import pytest
+from scaleout import SCRIPTS, mlp
 
-SCRIPTS = pathlib.Path(__file__).parent / "scripts"
 TIMEOUT_S = 150
 F32_ATOL = 1e-4  # float32 summation order; see tests/test_sharding.py
-
-
-def _load_mlp():
-    spec = importlib.util.spec_from_file_location("scaleout_mlp", SCRIPTS / "mlp.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-mlp = _load_mlp()
 
 
 def _free_loopback_port() -> int:

@@ -333,3 +333,16 @@ def test_grad_family_matches_finite_differences(case):
     vg = tf.variable_grads(lambda: f(v).sum(), [v]).grads["hyp"]
     v.dispose()
     np.testing.assert_allclose(vg, expected, rtol=2e-3, atol=2e-4)
+
+
+def test_custom_grad_per_example_under_vmap_and_jit_and_with_variables():
+    def forward(x, save):
+        save([x])
+        return {"value": (x**2).sum(), "grad_func": lambda dy, saved: dy * jnp.abs(saved[0])}
+
+    f = tf.custom_grad(forward)
+    xs = jnp.array([[-1.0, 2.0], [3.0, -4.0]])
+    np.testing.assert_allclose(jax.vmap(tf.grad(f))(xs), jnp.abs(xs))
+    np.testing.assert_allclose(jax.jit(jax.vmap(tf.grad(f)))(xs), jnp.abs(xs))
+    v = tf.variable(tf.tensor1d([1.0, -2.0]), name="v")
+    np.testing.assert_allclose(tf.variable_grads(lambda: f(v)).grads["v"], [1.0, 2.0])

@@ -104,6 +104,10 @@ def _internal_tracer() -> Callable[..., Any] | None:
         jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(lu.wrap_init(fn, debug_info=debug), avals)
         return ClosedJaxpr(jaxpr, consts)
 
+    try:  # a JAX release that changed these signatures falls back to the public path
+        trace(lambda x: [x * 2], [core.ShapedArray((), jnp.float32)])
+    except Exception:  # pragma: no cover - other JAX versions
+        return None
     return trace
 
 

@@ -435,7 +435,14 @@ def registry_version() -> int:
 
 
 def dispose_variables() -> None:
-    """Dispose every live Variable (`tf.disposeVariables`)."""
+    """Dispose every live Variable (`tf.disposeVariables`), optimizer state included.
+
+    >>> import tfjs_grad as tf
+    >>> v = tf.variable(tf.scalar(1.0), name="doc_dispose_all")
+    >>> tf.dispose_variables()
+    >>> v.is_disposed, "doc_dispose_all" in tf.registered_variables()
+    (True, False)
+    """
     for v in list(_by_uid.values()):
         v.dispose()
 

@@ -153,6 +153,16 @@ class Optimizer:
 
         None entries are skipped; variables absent from the gradients are not touched,
         nor are their slots. Everything is checked before anything changes.
+
+        >>> import tfjs_grad as tf
+        >>> a = tf.variable(tf.tensor1d([1, 1]), name="doc_apply_a")
+        >>> b = tf.variable(tf.tensor1d([1, 1]), name="doc_apply_b")
+        >>> opt = tf.train.sgd(0.5)
+        >>> opt.apply_gradients([tf.NamedTensor("doc_apply_a", tf.tensor1d([1, 2])),
+        ...                      {"name": "doc_apply_b", "tensor": None}])
+        >>> a.value.tolist(), b.value.tolist(), opt.iterations
+        ([0.5, 0.0], [1.0, 1.0], 1)
+        >>> a.dispose(); b.dispose(); opt.dispose()
         """
         self._check_alive()
         targets: list[Variable] = []
@@ -272,7 +282,20 @@ class Optimizer:
         }
 
     def get_weights(self) -> list[NamedTensor]:
-        """`[NamedTensor('iter', ...), NamedTensor('<variable>/<slot>', ...), ...]`."""
+        """`[NamedTensor('iter', ...), NamedTensor('<variable>/<slot>', ...), ...]`.
+
+        >>> import tfjs_grad as tf
+        >>> w = tf.variable(tf.tensor1d([1, 2]), name="doc_weights_w")
+        >>> opt = tf.train.adam(0.1)
+        >>> opt.minimize(lambda: (w ** 2).sum())
+        >>> [name for name, _ in opt.get_weights()]
+        ['iter', 'doc_weights_w/m', 'doc_weights_w/v']
+        >>> fresh = tf.train.adam(0.1)
+        >>> fresh.set_weights(opt.get_weights())
+        >>> fresh.iterations
+        1
+        >>> w.dispose(); opt.dispose(); fresh.dispose()
+        """
         self._check_alive()
         weights = [NamedTensor("iter", jnp.array(self._iterations.read(), jnp.int32))]
         weights += [NamedTensor(n, v.value) for n, v in self._weight_variables().items()]
@@ -320,7 +343,15 @@ class Optimizer:
         """Hook: derive per-optimizer counters from `iterations` (Adam's beta powers)."""
 
     def get_config(self) -> dict[str, Any]:
-        """The constructor arguments, under tfjs's keys, in tfjs's order."""
+        """The constructor arguments, under tfjs's keys, in tfjs's order.
+
+        >>> import tfjs_grad as tf
+        >>> config = tf.train.adam(0.01).get_config()
+        >>> config
+        {'learningRate': 0.01, 'beta1': 0.9, 'beta2': 0.999, 'epsilon': 1e-07}
+        >>> tf.train.AdamOptimizer.from_config(config).get_config() == config
+        True
+        """
         return {key: getattr(self, "_" + key) for key in self._config_keys}
 
     @classmethod

@@ -76,14 +76,6 @@ def _check_dy_shape(program: _trace.Program, dy: Any, call: str, returned: str) 
         )
 
 
-def _gradients(f: Callable[..., Any], xs: list[Any], dy: Any) -> tuple[Any, list[Any]]:
-    """Shared core of grad/grads/value_and_grad(s): trace, check connection, vjp."""
-    if not xs:
-        raise ValueError("gradients() received an empty list of xs.")
-    program = _trace.trace(f, xs, ())
-    return program, xs
-
-
 def _run(program: _trace.Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any]]:
     if not any(program.connected):
         raise ValueError(_NO_PATH)

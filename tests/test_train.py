@@ -6,6 +6,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from optimizer_fixtures import (
     NAMES,
     SCENARIOS,
@@ -253,3 +255,42 @@ def test_dispose_releases_the_state_variables():
     assert list(tf.registered_variables()) == ["a"]
     with pytest.raises(ValueError, match="disposed"):
         opt.minimize(lambda: (a**2).sum())
+
+
+_FACTORIES = {
+    "sgd": lambda: tf.train.sgd(0.1),
+    "momentum": lambda: tf.train.momentum(0.1, 0.9, True),
+    "adagrad": lambda: tf.train.adagrad(0.1),
+    "adadelta": lambda: tf.train.adadelta(0.1),
+    "adam": lambda: tf.train.adam(0.1),
+    "adamax": lambda: tf.train.adamax(0.1, decay=0.1),
+    "rmsprop": lambda: tf.train.rmsprop(0.1, 0.9, 0.5, None, True),
+    "optax_adamw": lambda: tf.train.from_optax(optax.adamw(0.1)),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    factory=st.sampled_from(sorted(_FACTORIES)),
+    present=st.lists(st.lists(st.booleans(), min_size=3, max_size=3), min_size=1, max_size=4),
+)
+def test_variables_without_gradients_keep_their_values_and_slots(factory, present):
+    tf.dispose_variables()
+    variables = {
+        n: tf.variable(tf.tensor1d([1.0, -2.0]) * (i + 1), name=n) for i, n in enumerate("abc")
+    }
+    opt = _FACTORIES[factory]()
+    opt.apply_gradients({n: tf.tensor1d([0.5, 0.25]) for n in variables})  # every slot exists
+    for mask in present:
+        before = {n: np.asarray(v.value) for n, v in variables.items()}
+        slots = {n: np.asarray(t) for n, t in opt.get_weights()}
+        grads = {n: (tf.tensor1d([0.3, -0.7]) if p else None) for n, p in zip(variables, mask)}
+        opt.apply_gradients(grads)
+        after_slots = {n: np.asarray(t) for n, t in opt.get_weights()}
+        for (name, var), p in zip(variables.items(), mask):
+            if not p:
+                np.testing.assert_array_equal(var.value, before[name])
+                for slot, value in slots.items():
+                    if slot.startswith(f"{name}/"):
+                        np.testing.assert_array_equal(after_slots[slot], value)
+    assert opt.iterations == 1 + len(present)

@@ -55,7 +55,9 @@ class Variable:
     """A named, mutable array. Create one with `tf.variable`.
 
     Variables are array-like: operators, indexing, `np.asarray`, `jnp` functions and
-    array methods (`v.sum()`, `v.reshape(...)`) work on the current value.
+    array methods (`v.sum()`, `v.reshape(...)`) work on the current value. `==` and
+    `hash` are by identity, so Variables can key dicts and sets; compare values with
+    `jnp.equal(v, x)`.
 
     >>> import tfjs_grad as tf
     >>> v = tf.variable(tf.tensor1d([1, 2, 3]), name="doc_v")

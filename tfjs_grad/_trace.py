@@ -198,6 +198,6 @@ def write_back(program: Program, writes: list[Any]) -> None:
     from .variables import variable_by_uid
 
     for uid, value in zip(program.write_uids, writes):
-        var = program.created[uid] if uid in program.created else variable_by_uid(uid)
+        var = variable_by_uid(uid)  # program.created keeps the newborn ones alive
         if var is not None:
             var._write(value)

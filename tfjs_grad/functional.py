@@ -12,17 +12,13 @@ from typing import Any
 import jax
 
 from . import _store
-from .variables import Variable, registered_variables, variable_by_uid
+from .variables import Variable, as_var_list, registered_variables, variable_by_uid
 
 
-def _resolve(var_list: Sequence[Variable] | None) -> list[Variable]:
+def _resolve(var_list: Sequence[Variable] | None, fn: str) -> list[Variable]:
     if var_list is None:
         return list(registered_variables().values())
-    if not isinstance(var_list, (list, tuple)) or not all(
-        isinstance(v, Variable) for v in var_list
-    ):
-        raise TypeError("Argument 'var_list' must be a list of Variables")
-    return list(var_list)
+    return as_var_list(var_list, fn)
 
 
 def get_state(var_list: Sequence[Variable] | None = None) -> dict[str, jax.Array]:
@@ -34,7 +30,7 @@ def get_state(var_list: Sequence[Variable] | None = None) -> dict[str, jax.Array
     2.0
     >>> v.dispose()
     """
-    return {v.name: v.value for v in _resolve(var_list)}
+    return {v.name: v.value for v in _resolve(var_list, "get_state")}
 
 
 def set_state(state: Mapping[str, Any]) -> None:
@@ -95,12 +91,16 @@ def functionalize(
     if not callable(fn):
         raise TypeError("The fn passed in functionalize(fn) must be a function")
     if var_list is not None:
-        _resolve(var_list)
+        _resolve(var_list, "functionalize")
 
     def pure(state: Mapping[str, Any], *args: Any, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         if not isinstance(state, Mapping):
             raise TypeError("The state passed to a functionalized fn must be a dict name -> array")
-        pool = {v.name: v for v in _resolve(var_list)} if var_list is not None else None
+        pool = (
+            {v.name: v for v in _resolve(var_list, "functionalize")}
+            if var_list is not None
+            else None
+        )
         live = registered_variables() if pool is None else pool
         missing = [name for name in state if name not in live]
         if missing:
@@ -111,7 +111,7 @@ def functionalize(
         new_state = {name: frame.values[uid] for uid, name in uids.items()}
         for uid in frame.written:
             if uid not in uids:
-                var = frame.created[uid] if uid in frame.created else variable_by_uid(uid)
+                var = variable_by_uid(uid)
                 if var is not None:
                     new_state[var.name] = frame.values[uid]
         return out, new_state

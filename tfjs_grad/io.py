@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .variables import Variable, registered_variables
+from .variables import Variable, as_var_list, registered_variables
 
 MODEL_JSON = "model.json"
 DEFAULT_SHARD_SIZE_BYTES = 4 * 1024 * 1024  # tfjs's converter default
@@ -456,11 +456,7 @@ def _move_into_place(staging: Path, target: Path) -> None:
 def _variables(var_list: Sequence[Variable] | None, fn: str) -> list[Variable] | None:
     if var_list is None:
         return None
-    if not isinstance(var_list, (list, tuple)) or not all(
-        isinstance(v, Variable) for v in var_list
-    ):
-        raise TypeError(f"Argument 'var_list' passed to '{fn}' must be a list of Variables")
-    return list(var_list)
+    return as_var_list(var_list, fn)
 
 
 loadWeights = load_weights

@@ -207,8 +207,6 @@ class Jitted:
         self._created = {}
         try:
             return call(values, layout, *args, **kwargs)
-        except _LayoutMiss:
-            raise
         except BaseException:
             for var in self._created.values():  # born in a failed trace: never had a value
                 var.dispose()
@@ -235,14 +233,12 @@ class Jitted:
                 )
                 break
             except _LayoutMiss as miss:
-                for var in self._created.values():
-                    var.dispose()
                 self._widen(miss.uids)
         for var, value in zip(self._vars, new_values):
             var._buffer = value
             var._exported = False
         for uid, value in created.items():
-            var = self._created[uid] if uid in self._created else variable_by_uid(uid)
+            var = variable_by_uid(uid)
             if var is not None:
                 var._write(value)
         self._created = {}
@@ -287,7 +283,7 @@ class JittedLoop(Jitted):
         rest = jax.tree.map(lambda a: a[1:], (args, kwargs))
         carry, outs = jax.lax.scan(one_step, [frame.values[u] for u in uids], rest)
         for uid, value in zip(uids, carry):
-            var = frame.created[uid] if uid in frame.created else variable_by_uid(uid)
+            var = variable_by_uid(uid)
             if var is not None:
                 var._write(value)
         return jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), first, outs)

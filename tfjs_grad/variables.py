@@ -418,6 +418,15 @@ def registered_variables() -> dict[str, Variable]:
     return {name: live[name] for name in _ordered[1] if name in live}
 
 
+def as_var_list(var_list: Any, fn: str) -> list[Variable]:
+    """`var_list` as a list, after checking it is a list or tuple of Variables."""
+    if not isinstance(var_list, (list, tuple)) or not all(
+        isinstance(v, Variable) for v in var_list
+    ):
+        raise TypeError(f"Argument 'var_list' passed to '{fn}' must be a list of Variables")
+    return list(var_list)
+
+
 def lookup_variable(name: str) -> Variable | None:
     """The live Variable called `name`, or None."""
     return _registry.get(name)

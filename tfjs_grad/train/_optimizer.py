@@ -229,14 +229,15 @@ class Optimizer:
         given = [grads[n] for n in names if n in grads]
         state = [v.read() for v in self._state_leaves]
         count = self._iterations.read()
-        update = self._update_fn(names, present)
         traced = _store.current() is not None or any(
             isinstance(x, Tracer) for x in (*params, *given, *state)
         )
-        if not traced:
+        if traced:
+            update = self._update_fn(names, present)
+        else:
             key = (names, present, self._state_def)
             if key not in self._compiled:
-                self._compiled[key] = jax.jit(update)
+                self._compiled[key] = jax.jit(self._update_fn(names, present))
             update = self._compiled[key]
         new_params, new_state, new_count = update(params, given, state, count)
         for var, value in zip((v for v, p in zip(variables, present) if p), new_params):

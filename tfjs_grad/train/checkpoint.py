@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _store
-from ..variables import Variable, registered_variables
+from ..variables import Variable, as_var_list, registered_variables
 from ._optimizer import Optimizer
 
 if TYPE_CHECKING:  # orbax is imported on first use: it is a fifth of `import tfjs_grad`
@@ -225,11 +225,7 @@ def _optimizers(optimizers: Any, fn: str) -> list[Optimizer]:
 
 
 def _variables(var_list: Any, fn: str) -> list[Variable]:
-    if not isinstance(var_list, (list, tuple)) or not all(
-        isinstance(v, Variable) for v in var_list
-    ):
-        raise TypeError(f"Argument 'var_list' passed to '{fn}' must be a list of Variables")
-    for v in var_list:
+    for v in as_var_list(var_list, fn):
         v._check_disposed()
     return list(dict.fromkeys(var_list))
 

@@ -12,3 +12,22 @@ def _fresh_variables():
     yield
     tf.dispose_variables()
     gc.collect()
+
+
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+
+
+@pytest.fixture
+def compiles():
+    """The names of the programs XLA compiles while the test runs (a list that grows)."""
+    import jax.monitoring
+
+    names: list[str] = []
+
+    def listener(event: str, duration: float, **kwargs) -> None:
+        if event == _COMPILE_EVENT:
+            names.append(kwargs.get("fun_name", "?"))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    yield names
+    jax.monitoring.unregister_event_duration_listener(listener)

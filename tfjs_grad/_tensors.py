@@ -9,6 +9,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._scope import track
+
 ArrayLike = Any
 Shape = Sequence[int]
 
@@ -106,7 +108,7 @@ def tensor(values: ArrayLike, shape: Shape | None = None, dtype: Any = None) -> 
                 f"should have {int(np.prod(shape))} values but has {array.size}"
             )
         array = array.reshape(shape)
-    return array
+    return track(array, (values,))
 
 
 def scalar(value: ArrayLike, dtype: Any = None) -> jax.Array:
@@ -119,7 +121,7 @@ def scalar(value: ArrayLike, dtype: Any = None) -> jax.Array:
     array = convert(value, argument="value", fn="scalar", dtype=dtype)
     if array.ndim != 0:
         raise ValueError("scalar() requires a single number as its value")
-    return array
+    return track(array, (value,))
 
 
 def _ranked(values: ArrayLike, rank: int, fn: str, shape: Shape | None, dtype: Any):
@@ -156,7 +158,7 @@ def zeros(shape: Shape, dtype: Any = "float32") -> jax.Array:
     >>> tf.zeros([2]).tolist()
     [0.0, 0.0]
     """
-    return jnp.zeros(tuple(shape), to_dtype(dtype))
+    return track(jnp.zeros(tuple(shape), to_dtype(dtype)))
 
 
 def ones(shape: Shape, dtype: Any = "float32") -> jax.Array:
@@ -166,7 +168,7 @@ def ones(shape: Shape, dtype: Any = "float32") -> jax.Array:
     >>> tf.ones([2]).tolist()
     [1.0, 1.0]
     """
-    return jnp.ones(tuple(shape), to_dtype(dtype))
+    return track(jnp.ones(tuple(shape), to_dtype(dtype)))
 
 
 _seed_counter = iter(range(2**31))
@@ -192,7 +194,7 @@ def random_normal(
     if dtype not in (np.dtype(np.float32),):
         raise ValueError(f"Unsupported data type {dtype_name(dtype)}")
     key = jax.random.key(next(_seed_counter) if seed is None else seed)
-    return mean + stddev * jax.random.normal(key, tuple(shape), dtype)
+    return track(mean + stddev * jax.random.normal(key, tuple(shape), dtype))
 
 
 randomNormal = random_normal

@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-from jax.core import Tracer, eval_jaxpr
+from jax.core import ShapedArray, Tracer, eval_jaxpr
 
 from . import _store
+from ._jax_internals import trace_to_jaxpr
 from ._jaxpr import needed_inputs, structure_key
 
 
@@ -85,45 +86,8 @@ def _make_jaxpr(flat: Callable[..., Any], primals: Sequence[Any]) -> Any:
         extra.append((jax.ShapeDtypeStruct(jnp.shape(outs[0]), outs[0].dtype), write_uids))
         return outs
 
-    return _to_jaxpr(only_arrays, primals), extra[0]
-
-
-def _internal_tracer() -> Callable[..., Any] | None:
-    """JAX's tracer entry point, or None if this JAX release moved it."""
-    try:
-        from jax._src import api_util, core
-        from jax._src import linear_util as lu
-        from jax._src.interpreters import partial_eval as pe
-        from jax.extend.core import ClosedJaxpr
-    except ImportError:  # pragma: no cover - other JAX versions
-        return None
-
-    def trace(fn: Callable[..., Any], primals: Sequence[Any]) -> Any:
-        debug = api_util.debug_info("tfjs_grad", fn, tuple(primals), {})
-        avals = [x if isinstance(x, core.ShapedArray) else core.typeof(x) for x in primals]
-        jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(lu.wrap_init(fn, debug_info=debug), avals)
-        return ClosedJaxpr(jaxpr, consts)
-
-    try:  # a JAX release that changed these signatures falls back to the public path
-        trace(lambda x: [x * 2], [core.ShapedArray((), jnp.float32)])
-    except Exception:  # pragma: no cover - other JAX versions
-        return None
-    return trace
-
-
-_internal_trace = _internal_tracer()
-
-
-def _to_jaxpr(fn: Callable[..., Any], primals: Sequence[Any]) -> Any:
-    """`jax.make_jaxpr(fn)(*primals)`, minus ~100 us of jit bookkeeping per call.
-
-    The eager training loop traces the loss every step, so this uses JAX's tracer
-    entry point directly when it is where we expect it.
-    """
-    if _internal_trace is None:  # pragma: no cover - other JAX versions
-        specs = [jax.ShapeDtypeStruct(x.shape, x.dtype) for x in primals]
-        return jax.make_jaxpr(fn)(*specs)
-    return _internal_trace(fn, primals)
+    avals = [x if isinstance(x, ShapedArray) else jax.typeof(x) for x in primals]
+    return trace_to_jaxpr(only_arrays, avals), extra[0]
 
 
 def _as_output(y: Any) -> Any:
@@ -200,4 +164,4 @@ def write_back(program: Program, writes: list[Any]) -> None:
     for uid, value in zip(program.write_uids, writes):
         var = variable_by_uid(uid)  # program.created keeps the newborn ones alive
         if var is not None:
-            var._write(value)
+            var._write(value, owned=False)  # a compiled result may be a forwarded input

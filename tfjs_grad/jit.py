@@ -1,10 +1,21 @@
 """`tf.jit`: compile stateful tfjs-style code, threading its Variables through `jax.jit`.
 
-Each call passes the current values of the Variables `fn` uses (optimizer slots
-included) into one compiled function, binds them in the store while `fn` traces, and
-writes the results back, donating the old buffers. The layout is settled by tracing
-and revisited only when Variables are created or disposed, so a steady-state call
-costs one `jax.jit` dispatch plus a list of buffers in and out.
+A call passes the current buffers of the Variables `fn` uses into one compiled program,
+binds them in the store while `fn` traces, and commits the results afterwards.
+
+- **Layout.** The Variables the program takes: those `fn` writes (donated, and returned)
+  and those it only reads (not donated), plus the `trainable` flags its result depends
+  on. It is found by tracing: a trace that touches a Variable outside the layout raises
+  `_LayoutMiss`, the layout widens and `fn` is traced again. Creating or disposing
+  Variables the step does not use changes nothing.
+- **Ownership.** Donated buffers come from `Variable._lend`, which copies any buffer
+  someone else may hold, so donation is never observable.
+- **Transactions.** Nothing is committed until the call has succeeded. A program with
+  host callbacks, and every program while `jax_debug_nans`/`jax_debug_infs` is on,
+  runs without donation (and is waited for), so a failure at run time leaves every
+  input as it was.
+- **Threads.** Gathering buffers, dispatching and committing happen under the store's
+  lock, so steps sharing Variables run one at a time and no update is lost.
 """
 
 from __future__ import annotations
@@ -15,31 +26,40 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from jax.core import Tracer, eval_jaxpr
 
 from . import _store
-from .variables import Variable, live_variables, registry_version, variable_by_uid
+from ._jax_internals import trace_to_jaxpr, tracing
+from ._jaxpr import has_callbacks
+from .variables import TracedAssignError, Variable, epoch, variable_by_uid
 
 
 class _Layout:
-    """The Variables threaded through one compiled function (a static arg): their uids,
-    and the shardings their new values must keep (None: no pinned sharding)."""
+    """The static description of one compiled program's state (a jax.jit static arg)."""
 
-    __slots__ = ("uids", "shardings", "_hash")
+    __slots__ = ("written", "read", "watched", "shardings", "flags", "donate", "_hash")
 
-    def __init__(self, uids: tuple[int, ...], shardings: tuple[Any, ...] = ()):
-        self.uids = uids
-        self.shardings = shardings or (None,) * len(uids)
-        self._hash = hash((uids, self.shardings))
+    def __init__(
+        self,
+        written: tuple[int, ...] = (),
+        read: tuple[int, ...] = (),
+        watched: tuple[int, ...] = (),
+        shardings: tuple[Any, ...] = (),
+        flags: tuple[bool, ...] = (),
+        donate: bool = True,
+    ):
+        self.written, self.read, self.watched = written, read, watched
+        self.shardings, self.flags, self.donate = shardings, flags, donate
+        self._hash = hash((written, read, watched, shardings, flags, donate))
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.written, self.read, self.watched, self.shardings, self.flags, self.donate)
 
     def __hash__(self) -> int:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return self is other or (
-            isinstance(other, _Layout)
-            and other.uids == self.uids
-            and other.shardings == self.shardings
-        )
+        return self is other or (isinstance(other, _Layout) and other._key() == self._key())
 
 
 class _VarRef:
@@ -62,37 +82,40 @@ def _is_ref(x: Any) -> bool:
     return isinstance(x, _VarRef)
 
 
-def _copy(array: Any) -> Any:
-    """A fresh buffer with the same contents and sharding (a device copy, no compile)."""
-    if not array.is_fully_addressable:
-        return jnp.copy(array)  # spans processes: let XLA copy each process's shards
-    # An uncommitted array stays uncommitted (free to join any computation's devices).
-    target = array.sharding if array.committed else None
-    return jax.device_put(array, target, may_alias=False)
+def _as_refs(tree: Any) -> Any:
+    def ref(v: Any) -> Any:
+        if not _is_variable(v):
+            return v
+        v._check_disposed()
+        return _VarRef(v._uid)
+
+    return jax.tree.map(ref, tree, is_leaf=_is_variable)
 
 
-def _keep_sharding(value: Any, sharding: Any) -> Any:
-    # Unconstrained, XLA may re-lay out a sharded variable (a replicated bias can come back
-    # split over the mesh); a Variable's pinned sharding must survive every step.
-    return value if sharding is None else jax.lax.with_sharding_constraint(value, sharding)
+def _from_refs(tree: Any) -> Any:
+    return jax.tree.map(
+        lambda r: variable_by_uid(r.uid) if _is_ref(r) else r, tree, is_leaf=_is_ref
+    )
 
 
 class _LayoutMiss(Exception):
-    """Raised out of a trace that read Variables the layout does not thread."""
+    """A trace touched Variables outside the layout; carries what to add."""
 
-    def __init__(self, uids: set[int]):
-        super().__init__(f"{len(uids)} Variables read outside the layout")
-        self.uids = uids
+    def __init__(self, read: set[int], written: set[int], watched: set[int]):
+        super().__init__("the traced function used Variables outside the compiled layout")
+        self.read, self.written, self.watched = read, written, watched
+
+
+class _MustNotDonate(Exception):
+    """The traced program has host callbacks: run it without donation."""
+
+
+def _debug_checks() -> bool:
+    return bool(jax.debug_nans.value or jax.debug_infs.value)
 
 
 class Jitted:
-    """A compiled stateful function; call it like `fn`. `trace_count` counts traces.
-
-    The Variables threaded through the compiled program (its *layout*) are the ones
-    `fn` reads or writes, found by tracing: a trace that reads a Variable outside the
-    layout widens it and traces again, and Variables created since the last call are
-    offered to one probing trace so that code that starts using them is retraced.
-    """
+    """A compiled stateful function; call it like `fn`. `trace_count` counts traces."""
 
     _api = "jit"
 
@@ -102,147 +125,231 @@ class Jitted:
         functools.update_wrapper(self, fn)
         self._fn = fn
         self.trace_count = 0
-        self._version = -1
-        self._newest_uid = -1
-        self._vars: list[Variable] = []
-        self._layout = _Layout(())
-        self._created: dict[int, Variable] = {}
-        static = tuple(i + 2 for i in jit_kwargs.pop("static_argnums", ()) or ())
         for forbidden in ("donate_argnums", "donate_argnames"):
             if forbidden in jit_kwargs:
                 raise ValueError(f"tf.jit manages donation itself; '{forbidden}' is not accepted")
-        self._jitted = jax.jit(
-            self._pure, static_argnums=(1, *static), donate_argnums=(0,), **jit_kwargs
+        static = jit_kwargs.pop("static_argnums", None)
+        static = () if static is None else (static,) if isinstance(static, int) else tuple(static)
+        static = tuple(i + 3 if i >= 0 else i for i in static)
+        self._donating = jax.jit(
+            self._pure, static_argnums=(2, *static), donate_argnums=(0,), **jit_kwargs
         )
-        self._probe = jax.jit(self._probe_fn, static_argnums=(1, *static), **jit_kwargs)
+        self._keeping = jax.jit(self._pure, static_argnums=(2, *static), **jit_kwargs)
+        self._written: list[Variable] = []
+        self._read: list[Variable] = []
+        self._watched: list[Variable] = []
+        self._layout = _Layout()
+        self._epoch = epoch()
+        self._newborn: list[Variable] = []
+        self._one_off: _LayoutMiss | None = None
 
-    # -- what runs under jax.jit ------------------------------------------------------
-    def _run(self, values: list[Any], layout: _Layout, args: Any, kwargs: Any) -> Any:
+    # -- what runs while jax.jit traces -------------------------------------------------
+    def _pure(
+        self, donated: list[Any], kept: list[Any], layout: _Layout, *args: Any, **kwargs: Any
+    ):
+        """Trace `fn` to a program (once), check it against the layout, then stage it.
+
+        Returns `(out, new values of layout.written, {uid: value} of other Variables
+        written or created)`. The last is empty unless the trace created Variables from
+        traced values while it also used Variables outside the layout: such a program
+        is right for this call (it reads those as constants) and runs once.
+        """
         self.trace_count += 1
-        args, kwargs = jax.tree.map(
-            lambda r: variable_by_uid(r.uid) if _is_ref(r) else r, (args, kwargs), is_leaf=_is_ref
-        )
-        with _store.bind(dict(zip(layout.uids, values)), tracks=True) as frame:
-            self._created = frame.created
-            out = self._body(frame, args, kwargs)
-        out = jax.tree.map(lambda v: v.read() if _is_variable(v) else v, out, is_leaf=_is_variable)
-        return frame, out
+        leaves, treedef = jax.tree.flatten((donated, kept, args, kwargs))
+        dynamic = [i for i, x in enumerate(leaves) if isinstance(x, (Tracer, jax.Array))]
+        # jax_debug_nans re-runs this function on concrete values to locate a NaN
+        rerun = not any(isinstance(x, Tracer) for x in leaves)
+        info: dict[str, Any] = {}
 
-    def _pure(self, values: list[Any], layout: _Layout, *args: Any, **kwargs: Any) -> Any:
-        frame, out = self._run(values, layout, args, kwargs)
-        missing = frame.missing - set(frame.created)
-        if missing:
-            raise _LayoutMiss(missing)
-        new_values = [
-            _keep_sharding(frame.values[uid], s) for uid, s in zip(layout.uids, layout.shardings)
+        def traced(*xs: Any) -> list[Any]:
+            full = list(leaves)
+            for i, x in zip(dynamic, xs):
+                full[i] = x
+            d, k, a, kw = jax.tree.unflatten(treedef, full)
+            bound = dict(zip(layout.written, d)) | dict(zip(layout.read, k))
+            with _store.bind(bound, tracks=True) as frame:
+                try:
+                    out = self._body(frame, *_from_refs((a, kw)))
+                    out = jax.tree.map(
+                        lambda v: v.read() if _is_variable(v) else v, out, is_leaf=_is_variable
+                    )
+                finally:
+                    self._newborn = list(frame.created.values())
+            out_leaves, info["out_tree"] = jax.tree.flatten(out)
+            info["frame"] = frame
+            known = set(layout.written)
+            info["extra"] = extra = [uid for uid in frame.written if uid not in known]
+            new = [frame.values[uid] for uid in layout.written]
+            return [*map(jnp.asarray, out_leaves), *new, *(frame.values[u] for u in extra)]
+
+        closed = trace_to_jaxpr(traced, [jax.typeof(leaves[i]) for i in dynamic])
+        frame: _store.Frame = info["frame"]
+        miss = self._layout_miss(frame, layout)
+        if miss is not None and not frame.created:
+            raise miss
+        self._one_off = miss
+        if layout.donate and has_callbacks(closed.jaxpr):
+            raise _MustNotDonate()
+        with jax.disable_jit(rerun):  # op by op, so the NaN check names the op
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, *(leaves[i] for i in dynamic))
+        n_new, n_extra = len(layout.written), len(info["extra"])
+        n_out = len(outs) - n_new - n_extra
+        out, new, extra = outs[:n_out], outs[n_out : n_out + n_new], outs[n_out + n_new :]
+        inputs = [leaves[i] for i in dynamic[len(donated) :]]
+        new, extra, out = _unaliased(new, extra, out, inputs)
+        new = [
+            v if s is None else jax.lax.with_sharding_constraint(v, s)
+            for v, s in zip(new, layout.shardings)
         ]
-        known = set(layout.uids)
-        created = {uid: frame.values[uid] for uid in frame.written if uid not in known}
-        return out, new_values, created
+        return jax.tree.unflatten(info["out_tree"], out), new, dict(zip(info["extra"], extra))
 
-    def _probe_fn(self, values: list[Any], layout: _Layout, *args: Any, **kwargs: Any) -> Any:
-        frame, _ = self._run(values, layout, args, kwargs)
-        self._probed = (frame.touched | frame.missing | set(frame.written)) - set(frame.created)
-        return frame.initial
+    def _layout_miss(self, frame: _store.Frame, layout: _Layout) -> _LayoutMiss | None:
+        newborn = set(frame.created)
+        bound = set(layout.written) | set(layout.read)
+        read = frame.missing - newborn
+        written = set(frame.written) - newborn - set(layout.written)
+        watched = set(frame.flags) - bound - set(layout.watched)
+        return _LayoutMiss(read, written, watched) if read or written or watched else None
 
     def _body(self, frame: _store.Frame, args: Any, kwargs: Any) -> Any:
         return self._fn(*args, **kwargs)
 
     # -- the layout -----------------------------------------------------------------
-    def _set_layout(self, variables: list[Variable]) -> None:
-        self._vars = variables
-        self._layout = _Layout(
-            tuple(v._uid for v in variables), tuple(v._sharding for v in variables)
+    def _set_layout(self, written: list[Variable], read: list[Variable], watched: list[Variable]):
+        self._written, self._read, self._watched = written, read, watched
+        self._epoch = epoch()
+        self._layout = self._make_layout(self._layout.donate)
+
+    def _make_layout(self, donate: bool) -> _Layout:
+        return _Layout(
+            tuple(v._uid for v in self._written),
+            tuple(v._uid for v in self._read),
+            tuple(v._uid for v in self._watched),
+            tuple(v._sharding for v in self._written),
+            tuple(v._trainable for v in (*self._written, *self._read, *self._watched)),
+            donate,
         )
 
-    def _refresh_layout(self, args: Any, kwargs: Any) -> None:
-        """After Variables were created or disposed anywhere: drop the dead ones, and let
-        one probing trace (no compile) decide which new ones `fn` uses."""
-        self._version = registry_version()
-        usable = lambda v: not v._disposed and v._buffer is not None  # noqa: E731
-        kept = [v for v in self._vars if usable(v)]
-        new = [v for v in live_variables() if v._uid > self._newest_uid and usable(v)]
-        self._newest_uid = max([self._newest_uid, *(v._uid for v in new)])
-        if not new:  # Variables died, or a pinned sharding changed (a restored checkpoint)
-            self._set_layout(kept)
+    def _refresh(self) -> None:
+        """After a disposal or a flag/sharding change anywhere: drop dead Variables (a
+        retrace then reports a use of one) and re-key on the current flags."""
+        alive = lambda vs: [v for v in vs if not v._disposed]  # noqa: E731
+        written, read, watched = alive(self._written), alive(self._read), alive(self._watched)
+        if (len(written), len(read), len(watched)) != (
+            len(self._written),
+            len(self._read),
+            len(self._watched),
+        ):
+            self._set_layout(written, read, watched)
             return
-        candidates = kept + new
-        self._set_layout(candidates)
-        self._probed: set[int] = set()
-        buffers = [v._buffer for v in self._vars]  # the probe donates nothing
-        self._guarded(self._probe.trace, buffers, self._layout, args, kwargs)
-        if self._created:
-            # fn made Variables from traced values (kept by fn for later calls): give them
-            # their initial values now, running the probe (compiled down to just those).
-            born = dict(self._created)
-            for uid, value in self._guarded(
-                self._probe, buffers, self._layout, args, kwargs
-            ).items():
-                born[uid]._write(value)
-            self._probed |= set(born)
-        used = [v for v in candidates if v._uid in self._probed]
-        used += [
-            v
-            for uid in sorted(self._probed - {v._uid for v in candidates})
-            if (v := variable_by_uid(uid)) is not None and usable(v)
-        ]
-        self._newest_uid = max([self._newest_uid, *(v._uid for v in used)])
-        self._version = registry_version()
-        self._set_layout(used)
+        self._epoch = epoch()
+        layout = self._make_layout(self._layout.donate)
+        if layout != self._layout:
+            self._layout = layout
 
-    def _widen(self, uids: set[int]) -> None:
-        extra = [v for uid in sorted(uids) if (v := variable_by_uid(uid)) is not None]
-        if not extra:
-            raise RuntimeError("tf.jit: a traced read of a Variable that no longer exists")
-        self._set_layout(self._vars + extra)
+    def _widen(self, miss: _LayoutMiss) -> None:
+        def variables(uids: set[int]) -> list[Variable]:
+            found = [variable_by_uid(uid) for uid in sorted(uids)]
+            return [v for v in found if v is not None]
 
-    def _values(self) -> list[Any]:
-        # A buffer someone else may hold is copied (a device copy, no compile) before the
-        # compiled call donates it.
-        return [_copy(v._buffer) if v._exported else v._buffer for v in self._vars]
-
-    def _guarded(
-        self, call: Callable[..., Any], values: list[Any], layout: _Layout, args: Any, kwargs: Any
-    ) -> Any:
-        self._created = {}
-        try:
-            return call(values, layout, *args, **kwargs)
-        except BaseException:
-            for var in self._created.values():  # born in a failed trace: never had a value
-                var.dispose()
-            raise
+        written = self._written + variables(miss.written)
+        moved = {v._uid for v in written}
+        read = [v for v in self._read if v._uid not in moved]
+        read += [v for v in variables(miss.read) if v._uid not in moved]
+        self._set_layout(written, read, self._watched + variables(miss.watched))
 
     # -- calling --------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _store.current() is not None:  # inside another transform: it threads the state
+        if _store.current() is not None:  # inside another stateful transform: it threads state
             return self._fn(*args, **kwargs)
-        if any(
-            _is_variable(leaf) for leaf in jax.tree.leaves((args, kwargs), is_leaf=_is_variable)
-        ):
-            args, kwargs = jax.tree.map(
-                lambda v: _VarRef(v._uid) if _is_variable(v) else v,
-                (args, kwargs),
-                is_leaf=_is_variable,
-            )
-        if registry_version() != self._version:
-            self._refresh_layout(args, kwargs)
-        while True:
-            try:
-                out, new_values, created = self._guarded(
-                    self._jitted, self._values(), self._layout, args, kwargs
-                )
-                break
-            except _LayoutMiss as miss:
-                self._widen(miss.uids)
-        for var, value in zip(self._vars, new_values):
-            var._buffer = value
-            var._exported = False
-        for uid, value in created.items():
-            var = variable_by_uid(uid)
-            if var is not None:
-                var._write(value)
-        self._created = {}
+        if tracing():
+            return self._under_outer_transform(args, kwargs)
+        args, kwargs = _as_refs((args, kwargs))
+        with _store.LOCK:
+            while True:
+                if self._epoch != epoch():
+                    self._refresh()
+                checked = _debug_checks()
+                layout = self._layout
+                if checked and layout.donate:
+                    layout = self._make_layout(donate=False)
+                call = self._donating if layout.donate else self._keeping
+                self._newborn, self._one_off = [], None
+                try:
+                    lend = Variable._lend if layout.donate else Variable._peek
+                    donated = [lend(v) for v in self._written]
+                    kept = [v._peek() for v in self._read]
+                    out, new, extra = call(donated, kept, layout, *args, **kwargs)
+                    if not layout.donate:  # a failure at run time must show before commit
+                        jax.block_until_ready((out, new, extra))
+                    break
+                except _LayoutMiss as miss:
+                    self._discard_newborn()
+                    self._widen(miss)
+                except _MustNotDonate:
+                    self._discard_newborn()
+                    self._layout = self._make_layout(donate=False)
+                except BaseException:
+                    self._discard_newborn()
+                    raise
+            for var, value in zip(self._written, new):
+                var._commit(value)
+            for uid, value in extra.items():
+                var = variable_by_uid(uid)
+                if var is not None:
+                    var._commit(value)
+            self._newborn = []
+            if self._one_off is not None:  # (see _pure) thread what it touched from now on
+                self._widen(self._one_off)
+                self._one_off = None
         return out
+
+    def _discard_newborn(self) -> None:
+        """Variables born in a trace or call that failed never get a value: dispose them."""
+        for var in self._newborn:
+            var.dispose()
+        self._newborn = []
+
+    def _under_outer_transform(self, args: Any, kwargs: Any) -> Any:
+        """Under jax.jit/vmap/grad/scan: a step that only reads Variables composes (they
+        are constants of the outer trace); one that would change state raises."""
+        with _store.bind({}) as frame:
+            try:
+                out = self._fn(*args, **kwargs)
+            finally:
+                for var in frame.created.values():
+                    var.dispose()
+        if frame.written:
+            names = [v.name for uid in frame.written if (v := variable_by_uid(uid)) is not None]
+            raise TracedAssignError(
+                f"tf.{self._api} step '{getattr(self._fn, '__name__', 'fn')}' was called under "
+                f"an outer JAX transform (jax.jit, jax.vmap, jax.grad, lax.scan, ...) and "
+                f"would change Variables ({', '.join(names) or 'new ones'}), which cannot leave "
+                "that trace. Call it outside the transform, or use tf.functionalize(fn) to get "
+                "a pure function of the state that composes with every JAX transform. "
+                "Nothing was changed."
+            )
+        return out
+
+
+def _unaliased(new: list[Any], extra: list[Any], out: list[Any], inputs: list[Any]):
+    """Copy any state output that is also an input, or that appears twice among the
+    outputs: each Variable must own a buffer of its own, distinct from the user's."""
+    taken = {id(x) for x in inputs if isinstance(x, Tracer)}
+
+    def own(values: list[Any]) -> list[Any]:
+        result = []
+        for value in values:
+            if id(value) in taken:
+                value = jnp.copy(value)
+            taken.add(id(value))
+            result.append(value)
+        return result
+
+    new, extra = own(new), own(extra)
+    state = {id(x) for x in (*new, *extra)}
+    out = [jnp.copy(x) if id(x) in state else x for x in out]
+    return new, extra, out
 
 
 class JittedLoop(Jitted):
@@ -254,47 +361,60 @@ class JittedLoop(Jitted):
         leaves = jax.tree.leaves((args, kwargs))
         if not leaves:
             raise ValueError("jit_loop needs at least one array argument to loop over")
-        steps = {leaf.shape[0] if leaf.ndim else None for leaf in leaves}
+        steps = {leaf.shape[0] if jnp.ndim(leaf) else None for leaf in leaves}
         if len(steps) != 1 or None in steps:
             raise ValueError(
                 "Every argument of a jit_loop function must have the same leading (step) "
                 f"axis; got leading sizes {sorted(map(str, steps))}"
             )
+        if steps == {0}:
+            raise ValueError("jit_loop needs at least one step: the leading axis has length 0")
         slice_at = lambda i: jax.tree.map(lambda a: a[i], (args, kwargs))  # noqa: E731
-        # The first step runs unrolled so that state it creates (e.g. optimizer slots)
-        # exists before the loop; lax.scan then carries every Variable's value.
-        first_args, first_kwargs = slice_at(0)
-        first = self._fn(*first_args, **first_kwargs)
-        uids = tuple(frame.values)
+        step = lambda a, kw: self._fn(*a, **kw)  # noqa: E731
+        # A first trace of one step creates the state it needs (optimizer slots) and
+        # reveals what it reads; its result is not used, so the step compiles once.
+        with _store.bind({}) as scratch:
+            trace_to_jaxpr(lambda *xs: jax.tree.leaves(step(*slice_at(0))), [])
+        if scratch.created:
+            for var in scratch.created.values():
+                var.dispose()
+            raise ValueError(
+                "jit_loop: the step creates Variables from traced values "
+                f"({', '.join(v.name for v in scratch.created.values())}); create them before "
+                "the loop, or in a tf.jit step"
+            )
+        carried = tuple(scratch.written)
+        unbound = {uid for uid in carried if uid not in frame.values}
+        if unbound:
+            raise _LayoutMiss(frame.missing | unbound, unbound, set())
 
         def one_step(carry: list[Any], xs: Any) -> Any:
-            step_args, step_kwargs = xs
-            with _store.bind(dict(zip(uids, carry))) as inner:
-                out = self._fn(*step_args, **step_kwargs)
+            with _store.bind(dict(zip(carried, carry))) as inner:
+                out = step(*xs)
             if inner.created:
                 names = ", ".join(v.name for v in inner.created.values())
                 raise ValueError(
                     f"jit_loop: the step created Variables ({names}) after its first run; "
                     "create state in the first step only"
                 )
-            new = [inner.values[u].astype(jnp.result_type(c)) for u, c in zip(uids, carry)]
+            new = [inner.values[u].astype(jnp.result_type(c)) for u, c in zip(carried, carry)]
             return new, out
 
-        rest = jax.tree.map(lambda a: a[1:], (args, kwargs))
-        carry, outs = jax.lax.scan(one_step, [frame.values[u] for u in uids], rest)
-        for uid, value in zip(uids, carry):
-            var = variable_by_uid(uid)
-            if var is not None:
-                var._write(value)
-        return jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), first, outs)
+        initial = [frame.values[uid] for uid in carried]
+        carry, outs = jax.lax.scan(one_step, initial, (args, kwargs))
+        for uid, value in zip(carried, carry):
+            frame.values[uid] = value
+            frame.written[uid] = None
+        return outs
 
 
 def jit_loop(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any:
     """Compile K calls of a stateful step into one program (`lax.scan` underneath).
 
     Every argument carries a leading step axis of length K; call i sees slice i. The
-    result stacks the K outputs (e.g. per-step costs). Variables created by the first
-    step (optimizer slots) are allowed; later steps must not create state.
+    result stacks the K outputs (e.g. per-step costs). State the step needs (optimizer
+    slots) is created before the loop; the step must not create Variables from traced
+    values.
 
     >>> import tfjs_grad as tf
     >>> w = tf.variable(tf.tensor1d([1, 1]), name="doc_loop_w")
@@ -317,7 +437,7 @@ def jit(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any:
 
     After each call the Variables hold their new values. Calls with inputs of the same
     shapes reuse the compiled program; `.trace_count` says how often it was traced.
-    Keyword arguments go to `jax.jit` (`static_argnums`, `static_argnames`, ...).
+    Keyword arguments go to `jax.jit` (`static_argnums=1` or `(1,)`, `static_argnames`).
 
     >>> import tfjs_grad as tf
     >>> w = tf.variable(tf.tensor1d([1, 2]), name="doc_jit_w")

@@ -3,6 +3,10 @@
 JAX frees an array when Python drops its last reference, so ported code is leak-free
 without these; they exist so tfjs code runs unchanged and can free device memory
 early. All are no-ops while JAX is tracing (inside `jit`, `vmap`, `grad`, `tf.jit`).
+
+`tidy` frees the arrays that tfjs_grad's functions (ops, constructors, operators on
+Variables, gradients, losses) made inside it, in its own thread or async context only;
+a Variable's current value is never freed by `tidy` or `dispose` (dispose the Variable).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from typing import Any, NamedTuple, TypeVar, overload
 
 import jax
 
+from . import _scope
+from ._jax_internals import tracing
 from .variables import Variable, live_variables
 
 T = TypeVar("T")
@@ -25,14 +31,6 @@ class Memory(NamedTuple):
 
     num_tensors: int
     num_bytes: int
-
-
-def _tracing() -> bool:
-    try:
-        from jax._src.core import trace_state_clean
-    except ImportError:  # pragma: no cover - a future JAX without it: stay safe, do nothing
-        return True
-    return not trace_state_clean()
 
 
 def memory() -> Memory:
@@ -91,15 +89,20 @@ def dispose(x: Any) -> None:
     >>> a.is_deleted(), b.is_deleted()
     (True, True)
     """
-    if _tracing():
+    if tracing():
         return
     found: dict[int, Any] = {}
     _walk(x, found, set())
+    owned_by_variables = _variable_buffers()
     for obj in found.values():
         if isinstance(obj, Variable):
             obj.dispose()
-        elif not obj.is_deleted():
+        elif id(obj) not in owned_by_variables and not obj.is_deleted():
             obj.delete()
+
+
+def _variable_buffers() -> set[int]:
+    return {id(v._buffer) for v in live_variables() if v._buffer is not None}
 
 
 @overload
@@ -107,9 +110,11 @@ def tidy(name_or_fn: Callable[[], T]) -> T: ...
 @overload
 def tidy(name_or_fn: str, fn: Callable[[], T]) -> T: ...
 def tidy(name_or_fn: Any, fn: Any = None) -> Any:
-    """Run `fn` and free every array it created except those it returns or `keep`s.
+    """Run `fn`; then free the arrays tfjs_grad's functions made in it, except those it
+    returns or `keep`s.
 
-    Variables (and so optimizer state) are never freed by `tidy`.
+    Only this thread's (or async task's) arrays are freed, never a Variable's value.
+    Arrays made by plain `jax.numpy` calls are left to Python's reference counting.
 
     >>> import tfjs_grad as tf
     >>> made = []
@@ -130,18 +135,19 @@ def tidy(name_or_fn: Any, fn: Any = None) -> Any:
             raise TypeError(
                 "When calling with two arguments, the 2nd argument to tidy() must be a function"
             )
-    if _tracing():
+    if tracing():
         return fn()
-    before = {id(a) for a in jax.live_arrays()}
-    result = None
-    try:
-        result = fn()
-    finally:
-        keep_ids: dict[int, Any] = {}
-        _walk(result, keep_ids, set())
-        protected = set(keep_ids) | set(_kept)
-        protected.update(id(v._buffer) for v in live_variables() if v._buffer is not None)
-        for array in jax.live_arrays():
-            if id(array) not in before and id(array) not in protected and not array.is_deleted():
-                array.delete()
+    with _scope.scope() as made:
+        result = None
+        try:
+            result = fn()
+        finally:
+            keep_ids: dict[int, Any] = {}
+            _walk(result, keep_ids, set())
+            protected = set(keep_ids) | set(_kept) | _variable_buffers()
+            for ref in made:
+                array = ref()
+                if array is not None and id(array) not in protected and not array.is_deleted():
+                    array.delete()
+    _scope.track(result)  # what a nested tidy returns belongs to the enclosing one
     return result

@@ -2,6 +2,11 @@
 
 A Variable reads its value through the functional store (`_store`): inside a transform
 it sees the value the transform bound; elsewhere, its own buffer.
+
+Ownership: a buffer is *shared* once it has left the store (read outside a transform,
+given to `variable()`/`assign` by the user, taken from another Variable) and *owned*
+while only the store has seen it (a compiled step's result). `tf.jit` donates owned
+buffers only; a shared one is copied first, so donation is never observable.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import numpy as np
 from jax.core import ShapedArray, Tracer
 
 from . import _store
+from ._scope import track
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
 
 _registry: weakref.WeakValueDictionary[str, Variable] = weakref.WeakValueDictionary()
@@ -25,11 +31,12 @@ _by_uid: weakref.WeakValueDictionary[int, Variable] = weakref.WeakValueDictionar
 _uids = itertools.count()
 _auto_names = itertools.count()
 _version = [0]  # bumped whenever the set of live Variables changes
+_epoch = [0]  # bumped when a Variable is disposed, or its trainable flag or sharding changes
 _ordered: list[Any] = [-1, []]  # [version, names in JS key order] for registered_variables
 
 
-class TracedAssignError(ValueError):
-    """A traced value was written to a Variable outside `tf.jit` / `tf.functionalize`."""
+class TracedAssignError(TypeError, ValueError):
+    """A traced value would be written to a Variable outside `tf.jit`/`tf.functionalize`."""
 
 
 def _multi_device_sharding(value: Any) -> jax.sharding.Sharding | None:
@@ -51,6 +58,15 @@ def _bump(_ref: object = None) -> None:
     _version[0] += 1
 
 
+def _copy(array: Any) -> Any:
+    """A fresh buffer with the same contents and sharding (a device copy, no compile)."""
+    if not array.is_fully_addressable:
+        return jnp.copy(array)  # spans processes: let XLA copy each process's shards
+    # An uncommitted array stays uncommitted (free to join any computation's devices).
+    target = array.sharding if array.committed else None
+    return jax.device_put(array, target, may_alias=False)
+
+
 class Variable:
     """A named, mutable array. Create one with `tf.variable`.
 
@@ -70,11 +86,11 @@ class Variable:
     __slots__ = (
         "_uid",
         "_name",
-        "trainable",
+        "_trainable",
         "_buffer",
         "_shape",
         "_dtype",
-        "_exported",
+        "_shared",
         "_disposed",
         "_sharding",
         "__weakref__",
@@ -110,17 +126,16 @@ class Variable:
             raise ValueError(f"Variable with name {name} was already registered")
         self._uid = next(_uids)
         self._name = name
-        self.trainable = bool(trainable)
+        self._trainable = bool(trainable)
         self._shape = tuple(value.shape)
         self._dtype = value.dtype
         self._disposed = False
         self._buffer: Any = None
-        self._exported = not fresh
+        self._shared = not fresh
         self._sharding = _multi_device_sharding(value)
         frame = _store.current()
         if frame is not None:
             frame.created[self._uid] = self
-            frame.initial[self._uid] = value
             frame.values[self._uid] = value
             frame.written[self._uid] = None
         elif isinstance(value, Tracer):
@@ -140,6 +155,17 @@ class Variable:
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def trainable(self) -> bool:
+        """Whether gradient functions and optimizers differentiate this Variable."""
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, trainable: bool) -> None:
+        if bool(trainable) != self._trainable:
+            self._trainable = bool(trainable)
+            _epoch[0] += 1
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -167,14 +193,23 @@ class Variable:
 
     # -- reading and writing ---------------------------------------------------------
     def read(self) -> Any:
-        """The current value (the store's binding inside a transform), without copying."""
+        """The current value: the store's binding inside a transform, else the buffer
+        (which is then shared: no later step donates it)."""
         if self._disposed:
             raise ValueError(f"Variable '{self._name}' is disposed.")
         if _store.current() is not None:
             found, value = _store.lookup(self._uid)
             if found:
                 return value
+        with _store.LOCK:
+            buffer = self._peek()
+            self._shared = True
+            return buffer
+
+    def _peek(self) -> Any:
+        """The buffer, for internal use that never lets it escape (it stays owned)."""
         if self._buffer is None:
+            self._check_disposed()
             raise ValueError(
                 f"Variable '{self._name}' was created inside a transform whose result was "
                 "never written back, so it has no value."
@@ -197,10 +232,7 @@ class Variable:
     @property
     def value(self) -> jax.Array:
         """The current value as a `jax.Array`; it stays valid after later steps."""
-        value = self.read()
-        if value is self._buffer:
-            self._exported = True
-        return value
+        return self.read()
 
     def assign(self, new_value: ArrayLike) -> None:
         """Replace the value; dtype and shape must match exactly (tfjs's rule)."""
@@ -219,7 +251,8 @@ class Variable:
         self._write(value, owned=_is_python_numeric(new_value))
 
     def _write(self, value: Any, owned: bool = True) -> None:
-        """Store a value already checked for shape and dtype (internal fast path)."""
+        """Store a value already checked for shape and dtype: in the innermost frame
+        inside a transform, else as the buffer (`owned`: no one outside holds it)."""
         frame = _store.current()
         if frame is not None:
             frame.values[self._uid] = value
@@ -232,19 +265,32 @@ class Variable:
                 "trace. Compile stateful code with tf.jit, or use tf.functionalize to get a "
                 "pure function of the variables' state."
             )
-        if self._disposed:
+        if self._disposed or value is self._buffer:
             return
         if self._sharding is not None and value.sharding != self._sharding:
             value = jax.device_put(value, self._sharding)
+        with _store.LOCK:
+            self._buffer = value
+            self._shared = not owned
+
+    # -- the store's protocol (tf.jit): lend buffers to a donating call, commit results ----
+    def _lend(self) -> Any:
+        """The buffer to pass to a call that donates it: a copy if anyone else may hold
+        it. The caller holds `_store.LOCK` until it commits the results."""
+        buffer = self._peek()
+        return _copy(buffer) if self._shared else buffer
+
+    def _commit(self, value: Any) -> None:
+        """Take a compiled step's result as the new (owned) buffer."""
         self._buffer = value
-        self._exported = not owned
+        self._shared = False
 
     def _pin_sharding(self, sharding: jax.sharding.Sharding | None) -> None:
         """Keep `sharding` across later writes (a checkpoint restores it); `tf.jit` re-reads
         the pinned shardings when the registry version moves."""
         if sharding != self._sharding:
             self._sharding = sharding
-            _bump()
+            _epoch[0] += 1
 
     def _check_disposed(self) -> None:
         if self._disposed:
@@ -252,16 +298,18 @@ class Variable:
 
     def dispose(self) -> None:
         """Free the buffer and unregister; the name can be reused. Disposing twice is a no-op."""
-        if self._disposed:
-            return
-        self._disposed = True
-        if _registry.get(self._name) is self:
-            del _registry[self._name]
-        _by_uid.pop(self._uid, None)
-        _bump()
-        buffer, self._buffer = self._buffer, None
-        if isinstance(buffer, jax.Array) and not self._exported and not buffer.is_deleted():
-            buffer.delete()
+        with _store.LOCK:
+            if self._disposed:
+                return
+            self._disposed = True
+            if _registry.get(self._name) is self:
+                del _registry[self._name]
+            _by_uid.pop(self._uid, None)
+            _bump()
+            _epoch[0] += 1
+            buffer, self._buffer = self._buffer, None
+            if isinstance(buffer, jax.Array) and not self._shared and not buffer.is_deleted():
+                buffer.delete()
 
     # -- array protocol --------------------------------------------------------------
     def __jax_array__(self) -> Any:
@@ -318,8 +366,8 @@ class Variable:
 
 def _binary(op: Any, reverse: bool = False) -> Any:
     if reverse:
-        return lambda self, other: op(_operand(other), self.read())
-    return lambda self, other: op(self.read(), _operand(other))
+        return lambda self, other: track(op(_operand(other), self.read()))
+    return lambda self, other: track(op(self.read(), _operand(other)))
 
 
 def _operand(x: Any) -> Any:
@@ -349,14 +397,14 @@ for _name, _op in {
     "ge": jnp.greater_equal,
 }.items():
     setattr(Variable, f"__{_name}__", _binary(_op))
-Variable.__neg__ = lambda self: -self.read()  # type: ignore[attr-defined]
-Variable.__pos__ = lambda self: +self.read()  # type: ignore[attr-defined]
-Variable.__abs__ = lambda self: abs(self.read())  # type: ignore[attr-defined]
-Variable.__invert__ = lambda self: ~self.read()  # type: ignore[attr-defined]
+Variable.__neg__ = lambda self: track(-self.read())  # type: ignore[attr-defined]
+Variable.__pos__ = lambda self: track(+self.read())  # type: ignore[attr-defined]
+Variable.__abs__ = lambda self: track(abs(self.read()))  # type: ignore[attr-defined]
+Variable.__invert__ = lambda self: track(~self.read())  # type: ignore[attr-defined]
 
 
 def _flatten(v: Variable) -> tuple[tuple[Any], None]:
-    return (v.value,), None
+    return (v.read(),), None
 
 
 def _unflatten(_aux: None, children: Any) -> Any:
@@ -443,6 +491,11 @@ def variable_by_uid(uid: int) -> Variable | None:
 
 def registry_version() -> int:
     return _version[0]
+
+
+def epoch() -> int:
+    """Changes whenever a Variable is disposed or its trainable flag or sharding changes."""
+    return _epoch[0]
 
 
 def dispose_variables() -> None:

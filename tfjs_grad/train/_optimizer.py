@@ -176,8 +176,9 @@ class Optimizer:
             targets.append(var)
             if g is not None:
                 grads[name] = _checked_gradient(name, g, var)
-        self._ensure_state(targets)
-        self._step(grads)
+        with _store.LOCK:  # one step at a time: threads sharing variables lose no update
+            self._ensure_state(targets)
+            self._step(grads)
 
     # -- state ------------------------------------------------------------------------
     def _ensure_state(self, targets: Sequence[Variable]) -> None:

@@ -1,0 +1,78 @@
+"""Every JAX internal the package uses is where we expect it, and every fallback works.
+
+`tfjs_grad/_jax_internals.py` is the only module that imports `jax._src`. If a JAX
+release moves one of these names, the first group of tests fails loudly (instead of the
+library silently degrading); the second group runs the public fallbacks, so CI covers
+both paths on every JAX version it tests.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tfjs_grad as tf
+from tfjs_grad import _jax_internals
+
+# -- the internals are present on this JAX ---------------------------------------------
+
+
+def test_the_private_trace_state_check_is_found_and_sees_transforms():
+    assert _jax_internals._trace_state_clean is not None
+    assert not _jax_internals.tracing()
+    seen = []
+    jax.jit(lambda x: seen.append(_jax_internals.tracing()) or x)(1.0)
+    jax.vmap(lambda x: seen.append(_jax_internals.tracing()) or x)(jnp.ones(2))
+    jax.grad(lambda x: seen.append(_jax_internals.tracing()) or x)(1.0)
+    assert seen == [True, True, True]
+
+
+def test_the_private_tracer_entry_point_is_found_and_matches_make_jaxpr():
+    assert _jax_internals._private_trace is not None
+    avals = [jax.typeof(jnp.ones(3)), jax.typeof(jnp.float32(2))]
+    fn = lambda x, y: [jnp.sin(x) * y, x.sum()]  # noqa: E731
+    private = _jax_internals.trace_to_jaxpr(fn, avals)
+    public = _jax_internals._public_trace_to_jaxpr(fn, avals)
+    assert [e.primitive.name for e in private.jaxpr.eqns] == [
+        e.primitive.name for e in public.jaxpr.eqns
+    ]
+
+
+# -- the public fallbacks give the same results ---------------------------------------------
+
+
+@pytest.fixture
+def public_only(monkeypatch):
+    monkeypatch.setattr(_jax_internals, "_private_trace", None)
+    monkeypatch.setattr(_jax_internals, "_trace_state_clean", None)
+
+
+def test_gradients_through_the_public_tracer(public_only):
+    np.testing.assert_allclose(tf.grad(lambda x: x**3)(tf.tensor1d([2, 3])), [12.0, 27.0])
+    v = tf.variable(tf.tensor1d([1.0, 2.0]), name="fallback")
+    np.testing.assert_allclose(tf.variable_grads(lambda: (v**2).sum()).grads["fallback"], [2, 4])
+
+
+def test_tf_jit_through_the_public_tracer(public_only):
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    opt = tf.train.sgd(0.5)
+    step = tf.jit(lambda: opt.minimize(lambda: (w**2).sum(), True))
+    assert float(step()) == 5.0
+    np.testing.assert_allclose(w.value, [0.0, 0.0])
+
+
+def test_the_public_tracing_check_sees_jit(public_only):
+    assert not _jax_internals.tracing()
+    seen = []
+    jax.jit(lambda x: seen.append(_jax_internals.tracing()) or x)(1.0)
+    assert seen == [True]
+
+
+def test_tidy_and_dispose_do_nothing_under_jit_through_the_fallback(public_only):
+    def body(x):
+        tf.dispose(x)
+        return tf.tidy(lambda: x * 2)
+
+    np.testing.assert_allclose(jax.jit(body)(jnp.ones(2)), [2.0, 2.0])

@@ -1,0 +1,77 @@
+"""Every use of JAX's private modules, in one place, each with a public fallback.
+
+JAX does not promise these names. `tests/test_jax_internals.py` checks each one on the
+installed JAX (and fails loudly if it moved, rather than letting the library degrade
+silently) and runs every fallback, so both paths stay correct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.core import Tracer
+
+
+def _private_trace_state_clean() -> Callable[[], bool] | None:
+    try:
+        from jax._src.core import trace_state_clean
+    except ImportError:  # pragma: no cover - exercised by the fallback test
+        return None
+    return trace_state_clean
+
+
+def _public_tracing() -> bool:
+    # Under jax.jit every primitive applied to constants is staged out as a tracer.
+    # (Under vmap/grad alone this cannot tell; callers also check their arguments.)
+    return isinstance(jax.lax.add(np.float32(0), np.float32(0)), Tracer)
+
+
+_trace_state_clean = _private_trace_state_clean()
+
+
+def tracing() -> bool:
+    """Whether a JAX transform (jit, vmap, grad, scan, ...) is tracing right now."""
+    if _trace_state_clean is None:  # pragma: no cover - other JAX versions
+        return _public_tracing()
+    return not _trace_state_clean()
+
+
+def _private_tracer() -> Callable[..., Any] | None:
+    """JAX's tracer entry point (saves ~100 us per eager step), or None if it moved."""
+    try:
+        from jax._src import api_util, core
+        from jax._src import linear_util as lu
+        from jax._src.interpreters import partial_eval as pe
+        from jax.extend.core import ClosedJaxpr
+    except ImportError:  # pragma: no cover - other JAX versions
+        return None
+
+    def trace(fn: Callable[..., Any], avals: Sequence[Any]) -> Any:
+        debug = api_util.debug_info("tfjs_grad", fn, tuple(avals), {})
+        jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(lu.wrap_init(fn, debug_info=debug), avals)
+        return ClosedJaxpr(jaxpr, consts)
+
+    try:  # a JAX release that changed these signatures falls back to the public path
+        trace(lambda x: [x * 2], [core.ShapedArray((), jnp.float32)])
+    except Exception:  # pragma: no cover - other JAX versions
+        return None
+    return trace
+
+
+def _public_trace_to_jaxpr(fn: Callable[..., Any], avals: Sequence[Any]) -> Any:
+    specs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+    return jax.make_jaxpr(fn)(*specs)
+
+
+_private_trace = _private_tracer()
+
+
+def trace_to_jaxpr(fn: Callable[..., Any], avals: Sequence[Any]) -> Any:
+    """`jax.make_jaxpr(fn)` on abstract values, as a ClosedJaxpr (fn returns a list)."""
+    if _private_trace is None:  # pragma: no cover - other JAX versions
+        return _public_trace_to_jaxpr(fn, avals)
+    return _private_trace(fn, avals)

@@ -40,6 +40,62 @@ def test_the_private_tracer_entry_point_is_found_and_matches_make_jaxpr():
     ]
 
 
+def _custom_eqns(fn, *args):
+    jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
+    return [e for e in jaxpr.eqns if e.primitive.name in ("custom_jvp_call", "custom_vjp_call")]
+
+
+def test_custom_rule_functions_finds_the_users_rules():
+    @jax.custom_vjp
+    def f(x):
+        return x
+
+    def f_fwd(x):
+        return x, None
+
+    def f_bwd(_, dy):
+        return (dy,)
+
+    f.defvjp(f_fwd, f_bwd)
+
+    @jax.custom_jvp
+    def g(x):
+        return x
+
+    def g_rule(primals, tangents):
+        return primals[0], tangents[0]
+
+    g.defjvp(g_rule)
+
+    @jax.custom_jvp
+    def h(x):
+        return x
+
+    def h_rule(tangent, ans, x):
+        return tangent
+
+    h.defjvps(h_rule)
+    (vjp_eqn,) = _custom_eqns(f, 1.0)
+    (jvp_eqn,) = _custom_eqns(g, 1.0)
+    (jvps_eqn,) = _custom_eqns(h, 1.0)
+    assert f_bwd in _jax_internals.custom_rule_functions(vjp_eqn.params)
+    assert f_fwd in _jax_internals.custom_rule_functions(vjp_eqn.params)
+    assert g_rule in _jax_internals.custom_rule_functions(jvp_eqn.params)
+    assert h_rule in _jax_internals.custom_rule_functions(jvps_eqn.params)
+
+
+def test_jax_and_tfjs_grad_rules_count_as_pure_and_user_rules_do_not():
+    from tfjs_grad._jaxpr import has_user_rules
+
+    relu = jax.make_jaxpr(jax.nn.relu)(1.0).jaxpr
+    loss = jax.make_jaxpr(lambda x: tf.losses.sigmoid_cross_entropy(jnp.ones(2), x))(
+        jnp.ones(2)
+    ).jaxpr
+    assert not has_user_rules(relu) and not has_user_rules(loss)
+    op = tf.custom_grad(lambda x, save: {"value": x, "grad_func": lambda dy, saved: dy})
+    assert has_user_rules(jax.make_jaxpr(op)(jnp.ones(2)).jaxpr)
+
+
 # -- the public fallbacks give the same results ---------------------------------------------
 
 

@@ -75,3 +75,54 @@ def trace_to_jaxpr(fn: Callable[..., Any], avals: Sequence[Any]) -> Any:
     if _private_trace is None:  # pragma: no cover - other JAX versions
         return _public_trace_to_jaxpr(fn, avals)
     return _private_trace(fn, avals)
+
+
+RULE_PARAMS = ("jvp_jaxpr_fun", "jvp_jaxpr_thunk", "fwd_jaxpr_thunk", "bwd")
+
+
+def custom_rule_functions(params: dict[str, Any]) -> list[Callable[..., Any]] | None:
+    """The Python functions behind a custom_jvp/custom_vjp equation's rules.
+
+    JAX keeps the rules in per-trace thunks (`WrappedFun`s wrapping memoizing
+    closures); this walks those closures and returns every function found: the rule the
+    user defined, and whatever it closes over (`defjvps` wraps the user's per-argument
+    rules in a closure of JAX's). None when the parameters hold no rule we recognise.
+    """
+    found: dict[int, Callable[..., Any]] = {}
+
+    def visit(obj: Any, depth: int) -> None:
+        if depth > 6 or id(obj) in found:
+            return
+        inner = getattr(obj, "f", None)  # a WrappedFun
+        if inner is not None and type(obj).__name__ == "WrappedFun":
+            visit(inner, depth + 1)
+            return
+        if isinstance(obj, (tuple, list)):
+            for item in obj:
+                visit(item, depth + 1)
+            return
+        func = getattr(obj, "func", None)  # functools.partial
+        if func is not None and callable(func):
+            visit(func, depth + 1)
+            visit(getattr(obj, "args", ()), depth + 1)
+            return
+        code = getattr(obj, "__code__", None)
+        if code is None:
+            return
+        found[id(obj)] = obj
+        for cell in getattr(obj, "__closure__", None) or ():
+            try:
+                content = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if (
+                callable(content)
+                or isinstance(content, (tuple, list))
+                or type(content).__name__ == "WrappedFun"
+            ):
+                visit(content, depth + 1)
+
+    for name in RULE_PARAMS:
+        if name in params:
+            visit(params[name], 0)
+    return list(found.values()) or None

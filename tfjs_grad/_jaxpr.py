@@ -16,6 +16,8 @@ import jax
 import numpy as np
 from jax.extend import core as jcore
 
+from ._jax_internals import RULE_PARAMS, custom_rule_functions
+
 _CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
 
 
@@ -116,12 +118,14 @@ def structure_key(jaxpr: Any) -> Any:
     return key
 
 
-_SIMPLE = (int, float, bool, str, bytes, type(None), np.dtype)
+_SIMPLE = (int, bool, str, bytes, type(None), np.dtype)
 
 
 def _value_key(value: Any) -> Any:
+    if isinstance(value, float):  # by bits: 0.0 and -0.0 are different constants
+        return ("float", float.hex(value))
     if isinstance(value, _SIMPLE):
-        return value
+        return (type(value).__name__, value)
     if isinstance(value, tuple):
         return tuple(_value_key(v) for v in value)
     if isinstance(value, jcore.ClosedJaxpr):
@@ -159,40 +163,39 @@ class _Identity:
         return isinstance(other, _Identity) and other.obj is self.obj
 
 
-# Custom-derivative equations carry per-trace thunks; what identifies them is the user's
-# rule function (custom_jvp's jvp, custom_vjp's fwd and bwd), which the thunks wrap.
-_RULE_THUNKS = ("jvp_jaxpr_fun", "fwd_jaxpr_thunk")
-_DERIVED = ("out_trees",)  # a function of fwd, already keyed through it
+_CUSTOM = frozenset({"custom_jvp_call", "custom_vjp_call"})
+_PURE_RULE_MODULES = ("jax.", "jaxlib.", "optax.", "tfjs_grad.")
+_DERIVED = ("out_trees",)  # a function of the rules, keyed through them
+
+
+def _pure_rule(fn: Any) -> bool:
+    module = getattr(fn, "__module__", None) or ""
+    return module.startswith(_PURE_RULE_MODULES)
+
+
+def has_user_rules(jaxpr: Any) -> bool:
+    """Whether the program has a custom_jvp/custom_vjp rule written outside JAX, optax and
+    tfjs_grad. Such a rule may read Python state, so what it computes is known only by
+    tracing it again; the rules of those libraries are pure."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in _CUSTOM:
+            rules = custom_rule_functions(eqn.params)
+            if rules is None or not all(_pure_rule(f) for f in rules):
+                return True
+        if any(has_user_rules(j) for v in eqn.params.values() for j in _sub_jaxprs(v)):
+            return True
+    return False
 
 
 def _params_key(params: dict[str, Any]) -> Any:
     items = []
+    rules = custom_rule_functions(params)
     for name, value in sorted(params.items()):
         if name in _DERIVED:
             continue
-        if name in _RULE_THUNKS:
-            items.append((name, _rule_identity(value)))
-        elif name == "bwd" and hasattr(value, "f"):
-            items.append((name, _Identity(value.f)))
+        if rules is not None and name in RULE_PARAMS:
+            # per-trace thunks: what identifies them is the (pure, long-lived) rules
+            items.append((name, tuple(_Identity(f) for f in rules)))
         else:
             items.append((name, _value_key(value)))
     return tuple(items)
-
-
-def _rule_identity(thunk: Any) -> Any:
-    """The functions wrapped (as `WrappedFun`s) in a custom-derivative thunk's closures."""
-    found: list[Any] = []
-
-    def visit(fn: Any, depth: int) -> None:
-        for cell in getattr(fn, "__closure__", None) or ():
-            try:
-                content = cell.cell_contents
-            except ValueError:  # an empty cell
-                continue
-            if type(content).__name__ == "WrappedFun" and hasattr(content, "f"):
-                found.append(_Identity(content.f))
-            elif callable(content) and depth < 3:
-                visit(content, depth + 1)
-
-    visit(getattr(thunk, "f", thunk), 0)
-    return tuple(found) if found else _Identity(thunk)

@@ -20,7 +20,7 @@ from jax.core import ShapedArray, Tracer, eval_jaxpr
 
 from . import _store
 from ._jax_internals import trace_to_jaxpr
-from ._jaxpr import needed_inputs, structure_key
+from ._jaxpr import has_callbacks, has_user_rules, needed_inputs, structure_key
 
 
 class NotATensorError(TypeError):
@@ -131,28 +131,53 @@ stats = {"compiles": 0, "hits": 0}
 
 
 def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[Any]]:
-    """Evaluate the program's vjp at xs (compiled and cached when nothing is traced)."""
+    """Evaluate the program's vjp at xs: compiled and cached when nothing is traced.
+
+    A program that calls back into Python runs op by op (its callbacks are not part of
+    any key). A program with user-written custom-derivative rules has its whole vjp
+    traced again (the rules may read Python state) and is keyed by what that computes.
+    """
     with_dy = dy is not None
     eager = program.eager and not any(isinstance(x, Tracer) for x in (*xs, dy))
-    if not eager:
-        return _vjp_of_program(program.jaxpr, program.connected, with_dy, program.consts, xs, dy)
-    key = (structure_key(program.jaxpr), program.connected, with_dy)
+    jaxpr, connected, consts = program.jaxpr, program.connected, program.consts
+    if not eager or has_callbacks(jaxpr):
+        return _vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
+    if has_user_rules(jaxpr):
+        whole = jax.tree.flatten((consts, xs, dy))
+
+        def flat_vjp(*leaves: Any) -> list[Any]:
+            c, x, d = jax.tree.unflatten(whole[1], leaves)
+            return jax.tree.leaves(_vjp_of_program(jaxpr, connected, with_dy, c, x, d))
+
+        closed = trace_to_jaxpr(flat_vjp, [jax.typeof(leaf) for leaf in whole[0]])
+        key = ("vjp", structure_key(closed.jaxpr))
+        run = _cached(key, lambda: _evaluate(closed.jaxpr))
+        outs = run(closed.consts, whole[0])
+        n_grads = sum(connected)
+        return outs[0], list(outs[1 : 1 + n_grads]), list(outs[1 + n_grads :])
+    key = (structure_key(jaxpr), connected, with_dy)
+
+    def compiled(consts: list[Any], xs: list[Any], dy: Any) -> Any:
+        return _vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
+
+    return _cached(key, lambda: compiled)(consts, xs, dy)
+
+
+def _evaluate(jaxpr: Any) -> Callable[..., Any]:
+    return lambda consts, leaves: eval_jaxpr(jaxpr, consts, *leaves)
+
+
+def _cached(key: Any, make: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:
     run = _compiled.get(key)
     if run is None:
         stats["compiles"] += 1
-        jaxpr, connected = program.jaxpr, program.connected
-
-        def compiled(consts: list[Any], xs: list[Any], dy: Any) -> Any:
-            return _vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
-
-        run = jax.jit(compiled)
-        _compiled[key] = run
+        run = _compiled[key] = jax.jit(make())
         if len(_compiled) > _CACHE_SIZE:
             _compiled.popitem(last=False)
     else:
         stats["hits"] += 1
         _compiled.move_to_end(key)
-    return run(program.consts, xs, dy)
+    return run
 
 
 def write_back(program: Program, writes: list[Any]) -> None:

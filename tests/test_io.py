@@ -159,14 +159,21 @@ def test_save_then_load_round_trips_every_dtype(tmp_path):
         _assert_same_bits(loaded[v.name], v.value)
 
 
-def test_save_writes_tfjs_shard_names_and_sizes(tmp_path):
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def test_save_writes_tfjs_shard_names_with_digests_and_sizes(tmp_path):
     variables = _mixed_variables()
     total = sum(int(np.asarray(v).nbytes) for v in variables)  # bool is one byte, as in tfjs
     path = tfio.save_weights(tmp_path / "model", variables, shard_size_bytes=16)
     count = math.ceil(total / 16)
     document = json.loads(path.read_text())
     (group,) = document["weightsManifest"]
-    assert group["paths"] == [f"group1-shard{k}of{count}.bin" for k in range(1, count + 1)]
+    assert group["paths"] == [
+        f"group1-shard{k}of{count}-{_digest(path.parent / name)}.bin"
+        for k, name in enumerate(group["paths"], 1)
+    ]
     sizes = [(path.parent / p).stat().st_size for p in group["paths"]]
     assert sizes[:-1] == [16] * (count - 1) and sum(sizes) == total
     assert group["weights"][1] == {"name": "mix/step", "shape": [], "dtype": "int32"}
@@ -177,7 +184,7 @@ def test_default_shard_size_is_tfjs_4mb(tmp_path):
     v = tf.variable(jnp.zeros((1024 * 1024 + 1,), jnp.float32), name="big")
     path = tfio.save_weights(tmp_path / "model", [v])
     paths = json.loads(path.read_text())["weightsManifest"][0]["paths"]
-    assert paths == ["group1-shard1of2.bin", "group1-shard2of2.bin"]
+    assert [p[:16] for p in paths] == ["group1-shard1of2", "group1-shard2of2"]
     assert (path.parent / paths[0]).stat().st_size == 4194304
 
 
@@ -205,7 +212,8 @@ def test_save_replaces_a_previous_save_atomically(tmp_path):
     tfio.save_weights(tmp_path / "m", [v], shard_size_bytes=64)
     v.assign(tf.zeros([100]))
     path = tfio.save_weights(tmp_path / "m", [v])
-    assert sorted(os.listdir(path.parent)) == ["group1-shard1of1.bin", "model.json"]
+    assert sorted(os.listdir(path.parent)) == sorted(["model.json", *_shard_names(path)])
+    assert _shard_names(path)[0].startswith("group1-shard1of1-")
     assert not np.asarray(tfio.load_weights(path)["w"]).any()
     assert os.listdir(tmp_path) == ["m"]  # no staging folders left behind
 
@@ -260,6 +268,11 @@ def _good_model(tmp_path):
     return path, [a, b]
 
 
+def _shard_names(path):
+    """The shard file names model.json lists, in order."""
+    return [p for group in json.loads(path.read_text())["weightsManifest"] for p in group["paths"]]
+
+
 def _edit_manifest(path, edit):
     document = json.loads(path.read_text())
     edit(document["weightsManifest"])
@@ -282,18 +295,18 @@ def test_shard_path_outside_the_folder_is_refused(tmp_path, bad_path):
 
 def test_symlink_out_of_the_folder_is_refused(tmp_path):
     path, variables = _good_model(tmp_path)
-    shard = path.parent / "group1-shard1of4.bin"
+    shard = path.parent / _shard_names(path)[0]
     (tmp_path / "outside.bin").write_bytes(shard.read_bytes())
     shard.unlink()
     shard.symlink_to(tmp_path / "outside.bin")
-    with pytest.raises(ValueError, match="shard 'group1-shard1of4.bin' resolves to .*outside"):
+    with pytest.raises(ValueError, match=f"shard '{shard.name}' resolves to .*outside"):
         tfio.load_weights(path, variables)
     _assert_unchanged(variables)
 
 
 def test_symlink_within_the_folder_is_followed(tmp_path):
     path, variables = _good_model(tmp_path)
-    shard = path.parent / "group1-shard1of4.bin"
+    shard = path.parent / _shard_names(path)[0]
     shard.rename(path.parent / "real.bin")
     shard.symlink_to("real.bin")
     tfio.load_weights(path, variables)
@@ -302,7 +315,7 @@ def test_symlink_within_the_folder_is_followed(tmp_path):
 
 def test_truncated_shard_names_the_entry_cut_off(tmp_path):
     path, variables = _good_model(tmp_path)
-    last = path.parent / "group1-shard4of4.bin"
+    last = path.parent / _shard_names(path)[-1]
     last.write_bytes(last.read_bytes()[:-1])
     with pytest.raises(
         ValueError,
@@ -384,9 +397,8 @@ def test_variable_mismatches_assign_nothing(tmp_path):
     _edit_manifest(
         path, lambda m: m[0]["weights"].append({"name": "b_shape", "shape": [3], "dtype": "int32"})
     )
-    (path.parent / "group1-shard4of4.bin").write_bytes(
-        (path.parent / "group1-shard4of4.bin").read_bytes() + bytes(12)
-    )
+    last = path.parent / _shard_names(path)[-1]
+    last.write_bytes(last.read_bytes() + bytes(12))
     missing = tf.variable(tf.zeros([1]), name="missing")
     for extra, message in [
         (wrong_shape, "weight 'b_shape' .* is int32 \\[3\\] but Variable 'b_shape' is float32"),

@@ -170,7 +170,7 @@ def _parse_entry(spec: Any, group: int, position: int) -> _Entry:
             f"weight '{name}': shape must be a list of integers in [0, {_MAX_DIM}], got {shape!r}"
         )
     dtype = spec.get("dtype")
-    if dtype not in _STORED:
+    if not isinstance(dtype, str) or dtype not in _STORED:
         extra = " (string weights have no JAX equivalent)" if dtype == "string" else ""
         raise ValueError(
             f"weight '{name}': unknown dtype {dtype!r}{extra}; expected one of {', '.join(_STORED)}"
@@ -192,7 +192,7 @@ def _is_dim(d: Any) -> bool:
 def _quantized(name: str, dtype: str, quantization: Any) -> np.dtype:
     """The stored dtype of a quantized entry, after checking its metadata as tfjs does."""
     kind = quantization.get("dtype") if isinstance(quantization, dict) else None
-    if kind not in _QUANTIZED:
+    if not isinstance(kind, str) or kind not in _QUANTIZED:
         raise ValueError(
             f"weight '{name}': unknown quantization {quantization!r}; expected dtype "
             "'uint8', 'uint16' or 'float16'"
@@ -273,6 +273,8 @@ def _shard_file(folder: Path, name: str, group: int) -> tuple[Path, os.stat_resu
         info = os.stat(real)
     except FileNotFoundError:
         raise ValueError(f"weight group {group}: shard '{name}' does not exist in {home}") from None
+    except OSError as error:  # a link loop, ...
+        raise ValueError(f"weight group {group}: shard '{name}': {error.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise ValueError(f"weight group {group}: shard '{name}' is not a regular file")
     return real, info

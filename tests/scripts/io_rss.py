@@ -1,9 +1,9 @@
 """Subprocess entry point: peak memory of `tf.io.load_weights` on a hostile model.json.
 
-    python io_rss.py FOLDER [COUNT]
+    python io_rss.py FOLDER [COUNT [SHARD_MIB]]
 
-Writes FOLDER/model.json listing one 1 MiB shard COUNT times (default 200) for a single
-float32 weight of COUNT MiB, loads it, and prints one JSON line:
+Writes FOLDER/model.json listing one shard of SHARD_MIB MiB (default 1) COUNT times
+(default 200) for a single float32 weight of COUNT * SHARD_MIB MiB, loads it, and prints one JSON line:
 {"count", "disk_bytes", "outcome" (the error's type and message, or "loaded"),
  "peak_rss_increase_bytes"} where the increase is the growth of the process's peak resident
 set (getrusage's ru_maxrss) across the call, after a warm-up load of a small model.
@@ -28,12 +28,13 @@ def peak_rss_bytes() -> int:
 def main() -> None:
     folder = Path(sys.argv[1])
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+    shard_bytes = int(sys.argv[3]) * MIB if len(sys.argv) > 3 else MIB
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "shard.bin").write_bytes(bytes(MIB))
+    (folder / "shard.bin").write_bytes(bytes(shard_bytes))
     manifest = [
         {
             "paths": ["shard.bin"] * count,
-            "weights": [{"name": "w", "shape": [count * MIB // 4], "dtype": "float32"}],
+            "weights": [{"name": "w", "shape": [count * shard_bytes // 4], "dtype": "float32"}],
         }
     ]
     (folder / "model.json").write_text(json.dumps({"weightsManifest": manifest}))
@@ -50,7 +51,7 @@ def main() -> None:
         json.dumps(
             {
                 "count": count,
-                "disk_bytes": MIB + (folder / "model.json").stat().st_size,
+                "disk_bytes": shard_bytes + (folder / "model.json").stat().st_size,
                 "outcome": outcome,
                 "peak_rss_increase_bytes": peak_rss_bytes() - before,
             }

@@ -20,6 +20,7 @@ not), so one Python start serves every crash.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -137,7 +138,7 @@ def kill(folder: Path, out: Path, a: str, b: str, shard_bytes: int, runs: int, s
         if pid == 0:
             os.close(read_end)
             try:
-                loop(folder, a, b, shard_bytes, lambda: os.write(write_end, b"."))
+                loop(folder, a, b, shard_bytes, functools.partial(os.write, write_end, b"."))
             finally:
                 os._exit(1)
         os.close(write_end)

@@ -2,7 +2,9 @@
 and, when Node and tfjs are installed, tfjs reading what save_weights writes
 (tests/reference/check_saved_weights.js; install with `cd tests/reference && npm install`)."""
 
+import contextlib
 import doctest
+import errno
 import hashlib
 import json
 import math
@@ -361,23 +363,72 @@ def test_saves_killed_at_random_times_leave_a_whole_save_and_no_leftovers(tmp_pa
     _assert_next_save_leaves_only_itself(folder)
 
 
-def test_loads_during_saves_read_whole_saves(tmp_path):
-    """A process saves A and B in turn while this one loads: every load is A or B, though
-    each save deletes the previous one's shards."""
+@pytest.mark.parametrize("failure", ["disk full", "interrupt after the commit"])
+def test_a_save_failing_midway_leaves_a_whole_save(tmp_path, monkeypatch, failure):
+    """An exception inside save_weights (the process lives on): the old save and nothing
+    else if it came before model.json's rename, the new save if after."""
+    folder = tmp_path / "m"
+    variables = [tf.variable(value, name=name) for name, value in _OLD.items()]
+    old_files = sorted(
+        ["model.json", *_shard_names(tfio.save_weights(folder, variables, shard_size_bytes=64))]
+    )
+    for v in variables:
+        v.assign(_NEW[v.name])
+    write, replace = os.write, os.replace
+    calls = []
+
+    def full_disk(fd, data):
+        calls.append(fd)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write(fd, data)
+
+    def interrupted(src, dst):
+        replace(src, dst)
+        if os.path.basename(dst) == "model.json":
+            raise KeyboardInterrupt
+
+    if failure == "disk full":
+        monkeypatch.setattr(os, "write", full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            tfio.save_weights(folder, variables, shard_size_bytes=64)
+        assert _same(_state(folder), _OLD)
+        assert sorted(os.listdir(folder)) == old_files
+    else:
+        monkeypatch.setattr(os, "replace", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            tfio.save_weights(folder, variables, shard_size_bytes=64)
+        assert _same(_state(folder), _NEW)
+    monkeypatch.undo()
+    tf.dispose(variables)
+    _assert_next_save_leaves_only_itself(folder)
+
+
+def test_concurrent_saves_and_loads_see_whole_saves(tmp_path):
+    """Two processes save A, B and C, D in turn into one folder while this one loads: every
+    load is one of the four, though each save deletes the files of the save before."""
     folder = tmp_path / "live" / "m"
-    a, b = _NEW, _OLD
-    a_npz, b_npz = _savez(tmp_path / "a.npz", a), _savez(tmp_path / "b.npz", b)
-    command = [sys.executable, str(_CRASH_WORKER), "loop", folder, a_npz, b_npz, 16, 0.005]
+    saves = [_NEW, _OLD, _NEXT, {k: v[::-1].copy() for k, v in _NEW.items()}]
+    npz = [_savez(tmp_path / f"{k}.npz", arrays) for k, arrays in enumerate(saves)]
     seen, changes = [], 0
-    with subprocess.Popen(list(map(str, command)), stdout=subprocess.PIPE, text=True) as saver:
-        try:
+    with contextlib.ExitStack() as stack:
+        savers = []
+        for first, second, pause in [(0, 1, "0.005"), (2, 3, "0.002")]:
+            command = ["loop", folder, npz[first], npz[second], 16, pause]
+            saver = subprocess.Popen(
+                [sys.executable, str(_CRASH_WORKER), *map(str, command)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            stack.enter_context(saver)
+            stack.callback(saver.kill)
+            savers.append(saver)
+        for saver in savers:
             assert saver.stdout is not None and saver.stdout.readline() == "ready\n"
-            while changes < 10 and len(seen) < 20_000:
-                seen.append(_state(folder))
-                changes += len(seen) > 1 and not _same(seen[-1], seen[-2])
-        finally:
-            saver.kill()
-    assert all(_same(state, a) or _same(state, b) for state in seen)
+        while changes < 10 and len(seen) < 20_000:
+            seen.append(_state(folder))
+            changes += len(seen) > 1 and not _same(seen[-1], seen[-2])
+    assert all(any(_same(state, arrays) for arrays in saves) for state in seen)
     assert changes == 10, "the saves did not overlap the loads"
 
 

@@ -124,7 +124,7 @@ def _manifest(path: Path) -> list[Any]:
     try:
         document = json.loads(path.read_bytes().decode("utf-8"))
     except (ValueError, RecursionError) as error:  # ValueError: also bad UTF-8, huge ints
-        raise ValueError(f"{path} is not a JSON file: {error}") from None
+        raise ValueError(f"{path} is not a JSON file: {error}") from error
     manifest = document.get("weightsManifest") if isinstance(document, dict) else document
     if not isinstance(manifest, list):
         raise ValueError(

@@ -528,6 +528,7 @@ def test_shape_smaller_than_the_data_is_refused(tmp_path):
         ({"shape": [2**31, 1]}, "weight 'a': shape must be"),
         ({"shape": [2.0, 3]}, "weight 'a': shape must be"),
         ({"shape": "2x3"}, "weight 'a': shape must be"),
+        ({"shape": [1] * 65 + [6]}, "weight 'a': shape has 66 dimensions; arrays have at most 64"),
         ({"quantization": {"dtype": "int4"}}, "weight 'a': unknown quantization"),
         ({"quantization": {"dtype": "uint8", "min": 0}}, "needs a finite number 'scale'"),
         (

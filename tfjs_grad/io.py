@@ -61,6 +61,7 @@ _DEQUANTIZES_TO = {
     "float16": ("float32",),
 }
 _MAX_DIM = 2**31 - 1  # tfjs shapes are int32
+_MAX_RANK = 64  # numpy's
 _SHARD = r"group\d+-shard\d+of\d+(?:-[0-9a-f]{16})?\.bin"  # tfjs's names, ours with a digest
 _OUR_FILES = re.compile(rf"model\.json|{_SHARD}|\.(?:model\.json|{_SHARD})\.[0-9a-f]{{32}}\.tmp")
 
@@ -87,7 +88,9 @@ def load_weights(
     `model_json_path` is a Layers or Graph model's `model.json`, or a weights-only
     manifest. Quantized entries (uint8/uint16 with min and scale, float16) decode exactly as
     `tf.io.decodeWeights` does. With `var_list`, each Variable is assigned the weight of its
-    name; names, shapes and dtypes are all checked before any is assigned.
+    name; names, shapes and dtypes are all checked before any is assigned. Each shard file
+    is read once: a manifest listing one twice (under any name or link), or whose shapes
+    need other byte counts than the shards hold, raises ValueError before any is read.
 
     >>> import shutil, tempfile
     >>> import tfjs_grad as tf
@@ -168,6 +171,10 @@ def _parse_entry(spec: Any, group: int, position: int) -> _Entry:
     if not isinstance(shape, list) or not all(_is_dim(d) for d in shape):
         raise ValueError(
             f"weight '{name}': shape must be a list of integers in [0, {_MAX_DIM}], got {shape!r}"
+        )
+    if len(shape) > _MAX_RANK:
+        raise ValueError(
+            f"weight '{name}': shape has {len(shape)} dimensions; arrays have at most {_MAX_RANK}"
         )
     dtype = spec.get("dtype")
     if not isinstance(dtype, str) or dtype not in _STORED:

@@ -2,19 +2,27 @@
 and, when Node and tfjs are installed, tfjs reading what save_weights writes
 (tests/reference/check_saved_weights.js; install with `cd tests/reference && npm install`)."""
 
+import contextlib
 import doctest
+import errno
 import hashlib
 import json
 import math
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
+import hypothesis
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scaleout import SCRIPTS
 
 import tfjs_grad as tf
 from tfjs_grad import io as tfio
@@ -159,14 +167,21 @@ def test_save_then_load_round_trips_every_dtype(tmp_path):
         _assert_same_bits(loaded[v.name], v.value)
 
 
-def test_save_writes_tfjs_shard_names_and_sizes(tmp_path):
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def test_save_writes_tfjs_shard_names_with_digests_and_sizes(tmp_path):
     variables = _mixed_variables()
     total = sum(int(np.asarray(v).nbytes) for v in variables)  # bool is one byte, as in tfjs
     path = tfio.save_weights(tmp_path / "model", variables, shard_size_bytes=16)
     count = math.ceil(total / 16)
     document = json.loads(path.read_text())
     (group,) = document["weightsManifest"]
-    assert group["paths"] == [f"group1-shard{k}of{count}.bin" for k in range(1, count + 1)]
+    assert group["paths"] == [
+        f"group1-shard{k}of{count}-{_digest(path.parent / name)}.bin"
+        for k, name in enumerate(group["paths"], 1)
+    ]
     sizes = [(path.parent / p).stat().st_size for p in group["paths"]]
     assert sizes[:-1] == [16] * (count - 1) and sum(sizes) == total
     assert group["weights"][1] == {"name": "mix/step", "shape": [], "dtype": "int32"}
@@ -177,7 +192,7 @@ def test_default_shard_size_is_tfjs_4mb(tmp_path):
     v = tf.variable(jnp.zeros((1024 * 1024 + 1,), jnp.float32), name="big")
     path = tfio.save_weights(tmp_path / "model", [v])
     paths = json.loads(path.read_text())["weightsManifest"][0]["paths"]
-    assert paths == ["group1-shard1of2.bin", "group1-shard2of2.bin"]
+    assert [p[:16] for p in paths] == ["group1-shard1of2", "group1-shard2of2"]
     assert (path.parent / paths[0]).stat().st_size == 4194304
 
 
@@ -205,7 +220,8 @@ def test_save_replaces_a_previous_save_atomically(tmp_path):
     tfio.save_weights(tmp_path / "m", [v], shard_size_bytes=64)
     v.assign(tf.zeros([100]))
     path = tfio.save_weights(tmp_path / "m", [v])
-    assert sorted(os.listdir(path.parent)) == ["group1-shard1of1.bin", "model.json"]
+    assert sorted(os.listdir(path.parent)) == sorted(["model.json", *_shard_names(path)])
+    assert _shard_names(path)[0].startswith("group1-shard1of1-")
     assert not np.asarray(tfio.load_weights(path)["w"]).any()
     assert os.listdir(tmp_path) == ["m"]  # no staging folders left behind
 
@@ -247,6 +263,175 @@ def test_save_argument_errors(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+# -- crash safety: the folder holds the old save or the new one -----------------------
+
+_CRASH_WORKER = SCRIPTS / "io_crash_worker.py"
+_OLD = {"w": -np.arange(40, dtype=np.float32), "n": np.asarray([1, 2, 3], np.int32)}
+_NEW = {"w": np.arange(40, dtype=np.float32) / 7, "n": np.asarray([7, 8, 9], np.int32)}
+_NEXT = {"w": np.full(40, 0.5, np.float32), "n": np.asarray([4, 5, 6], np.int32)}
+
+
+def _state(folder):
+    """The save `folder` holds: the arrays model.json names, or None when it has none."""
+    try:
+        return {name: np.asarray(a) for name, a in tfio.load_weights(folder / "model.json").items()}
+    except FileNotFoundError:
+        return None
+
+
+def _same(state, arrays):
+    """`state` holds exactly `arrays` (None: no save)."""
+    if state is None or arrays is None:
+        return state is arrays
+    return list(state) == list(arrays) and all(_bits_equal(state[k], arrays[k]) for k in arrays)
+
+
+def _bits_equal(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _assert_next_save_leaves_only_itself(folder):
+    """A save into `folder` leaves model.json and its shards, nothing else, here or beside."""
+    variables = [tf.variable(value, name=name) for name, value in _NEXT.items()]
+    path = tfio.save_weights(folder, variables, shard_size_bytes=64)
+    assert sorted(os.listdir(folder)) == sorted(["model.json", *_shard_names(path)])
+    assert os.listdir(folder.parent) == [folder.name]
+    assert _same(_state(folder), _NEXT)
+    tf.dispose(variables)
+
+
+def _run_worker(*args):
+    result = subprocess.run(
+        [sys.executable, str(_CRASH_WORKER), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def _savez(path, arrays):
+    np.savez(path, **arrays)
+    return path
+
+
+@pytest.mark.parametrize("start", ["nothing", "saved", "converter names"])
+def test_a_save_killed_at_any_filesystem_step_leaves_the_old_or_the_new_save(tmp_path, start):
+    """The save runs in a process that ends (os._exit) at its N-th write, fsync, rename,
+    unlink or mkdir, for every N; a write is cut in half first."""
+    folder = tmp_path / "start"
+    if start == "saved":
+        tfio.save_weights(
+            folder, [tf.variable(v, name=k) for k, v in _OLD.items()], shard_size_bytes=64
+        )
+    elif start == "converter names":  # as tfjs's converter (and save_weights before) named them
+        data = b"".join(v.tobytes() for v in _OLD.values())
+        specs = [
+            {"name": k, "shape": list(v.shape), "dtype": v.dtype.name} for k, v in _OLD.items()
+        ]
+        names = ["group1-shard1of2.bin", "group1-shard2of2.bin"]
+        _write_manifest(
+            folder, [{"paths": names, "weights": specs}], dict(zip(names, [data[:100], data[100:]]))
+        )
+    old = None if start == "nothing" else _OLD
+    assert _same(_state(folder), old)
+
+    steps = _run_worker("steps", folder, tmp_path / "out", _savez(tmp_path / "new.npz", _NEW), 64)
+    assert steps["steps"] >= 4  # at least one per file: 3 shards and model.json
+    for n in range(1, steps["steps"] + 2):
+        crashed = tmp_path / "out" / str(n) / "m"
+        allowed = [_NEW] if n == steps["steps"] + 1 else [old, _NEW]
+        state = _state(crashed)
+        assert any(_same(state, arrays) for arrays in allowed), f"crash at step {n}: {state}"
+        _assert_next_save_leaves_only_itself(crashed)
+
+
+def test_saves_killed_at_random_times_leave_a_whole_save_and_no_leftovers(tmp_path):
+    """SIGKILL a process saving A and B in turn, eight times over on one folder."""
+    folder = tmp_path / "live" / "m"
+    a, b = _NEW, _OLD
+    tfio.save_weights(folder, [tf.variable(v, name=k) for k, v in a.items()], shard_size_bytes=64)
+    a_npz, b_npz = _savez(tmp_path / "a.npz", a), _savez(tmp_path / "b.npz", b)
+    _run_worker("kill", folder, tmp_path / "out", a_npz, b_npz, 16, 8, 13)
+    for k in range(8):
+        snapshot = tmp_path / "out" / str(k)
+        state = _state(snapshot)
+        assert _same(state, a) or _same(state, b), f"after kill {k}: {state}"
+    assert os.listdir(folder.parent) == ["m"]
+    _assert_next_save_leaves_only_itself(folder)
+
+
+@pytest.mark.parametrize("failure", ["disk full", "interrupt after the commit"])
+def test_a_save_failing_midway_leaves_a_whole_save(tmp_path, monkeypatch, failure):
+    """An exception inside save_weights (the process lives on): the old save and nothing
+    else if it came before model.json's rename, the new save if after."""
+    folder = tmp_path / "m"
+    variables = [tf.variable(value, name=name) for name, value in _OLD.items()]
+    old_files = sorted(
+        ["model.json", *_shard_names(tfio.save_weights(folder, variables, shard_size_bytes=64))]
+    )
+    for v in variables:
+        v.assign(_NEW[v.name])
+    write, replace = os.write, os.replace
+    calls = []
+
+    def full_disk(fd, data):
+        calls.append(fd)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write(fd, data)
+
+    def interrupted(src, dst):
+        replace(src, dst)
+        if os.path.basename(dst) == "model.json":
+            raise KeyboardInterrupt
+
+    if failure == "disk full":
+        monkeypatch.setattr(os, "write", full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            tfio.save_weights(folder, variables, shard_size_bytes=64)
+        assert _same(_state(folder), _OLD)
+        assert sorted(os.listdir(folder)) == old_files
+    else:
+        monkeypatch.setattr(os, "replace", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            tfio.save_weights(folder, variables, shard_size_bytes=64)
+        assert _same(_state(folder), _NEW)
+    monkeypatch.undo()
+    tf.dispose(variables)
+    _assert_next_save_leaves_only_itself(folder)
+
+
+def test_concurrent_saves_and_loads_see_whole_saves(tmp_path):
+    """Two processes save A, B and C, D in turn into one folder while this one loads: every
+    load is one of the four, though each save deletes the files of the save before."""
+    folder = tmp_path / "live" / "m"
+    saves = [_NEW, _OLD, _NEXT, {k: v[::-1].copy() for k, v in _NEW.items()}]
+    npz = [_savez(tmp_path / f"{k}.npz", arrays) for k, arrays in enumerate(saves)]
+    seen, changes = [], 0
+    with contextlib.ExitStack() as stack:
+        savers = []
+        for first, second, pause in [(0, 1, "0.005"), (2, 3, "0.002")]:
+            command = ["loop", folder, npz[first], npz[second], 16, pause]
+            saver = subprocess.Popen(
+                [sys.executable, str(_CRASH_WORKER), *map(str, command)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            stack.enter_context(saver)
+            stack.callback(saver.kill)
+            savers.append(saver)
+        for saver in savers:
+            assert saver.stdout is not None and saver.stdout.readline() == "ready\n"
+        while changes < 10 and len(seen) < 20_000:
+            seen.append(_state(folder))
+            changes += len(seen) > 1 and not _same(seen[-1], seen[-2])
+    assert all(any(_same(state, arrays) for arrays in saves) for state in seen)
+    assert changes == 10, "the saves did not overlap the loads"
+
+
 # -- untrusted input: clear errors, no Variable changed ------------------------------
 
 
@@ -258,6 +443,11 @@ def _good_model(tmp_path):
     a.assign(tf.zeros([2, 3]))
     b.assign(jnp.asarray([0, 0], jnp.int32))
     return path, [a, b]
+
+
+def _shard_names(path):
+    """The shard file names model.json lists, in order."""
+    return [p for group in json.loads(path.read_text())["weightsManifest"] for p in group["paths"]]
 
 
 def _edit_manifest(path, edit):
@@ -282,18 +472,18 @@ def test_shard_path_outside_the_folder_is_refused(tmp_path, bad_path):
 
 def test_symlink_out_of_the_folder_is_refused(tmp_path):
     path, variables = _good_model(tmp_path)
-    shard = path.parent / "group1-shard1of4.bin"
+    shard = path.parent / _shard_names(path)[0]
     (tmp_path / "outside.bin").write_bytes(shard.read_bytes())
     shard.unlink()
     shard.symlink_to(tmp_path / "outside.bin")
-    with pytest.raises(ValueError, match="shard 'group1-shard1of4.bin' resolves to .*outside"):
+    with pytest.raises(ValueError, match=f"shard '{shard.name}' resolves to .*outside"):
         tfio.load_weights(path, variables)
     _assert_unchanged(variables)
 
 
 def test_symlink_within_the_folder_is_followed(tmp_path):
     path, variables = _good_model(tmp_path)
-    shard = path.parent / "group1-shard1of4.bin"
+    shard = path.parent / _shard_names(path)[0]
     shard.rename(path.parent / "real.bin")
     shard.symlink_to("real.bin")
     tfio.load_weights(path, variables)
@@ -302,7 +492,7 @@ def test_symlink_within_the_folder_is_followed(tmp_path):
 
 def test_truncated_shard_names_the_entry_cut_off(tmp_path):
     path, variables = _good_model(tmp_path)
-    last = path.parent / "group1-shard4of4.bin"
+    last = path.parent / _shard_names(path)[-1]
     last.write_bytes(last.read_bytes()[:-1])
     with pytest.raises(
         ValueError,
@@ -338,6 +528,7 @@ def test_shape_smaller_than_the_data_is_refused(tmp_path):
         ({"shape": [2**31, 1]}, "weight 'a': shape must be"),
         ({"shape": [2.0, 3]}, "weight 'a': shape must be"),
         ({"shape": "2x3"}, "weight 'a': shape must be"),
+        ({"shape": [1] * 65 + [6]}, "weight 'a': shape has 66 dimensions; arrays have at most 64"),
         ({"quantization": {"dtype": "int4"}}, "weight 'a': unknown quantization"),
         ({"quantization": {"dtype": "uint8", "min": 0}}, "needs a finite number 'scale'"),
         (
@@ -371,8 +562,11 @@ def test_bad_documents_are_refused(tmp_path):
             "weight 'a' appears twice",
         ),
         ('[{"paths": ["nope.bin"], "weights": []}]', "shard 'nope.bin' does not exist"),
+        ("[" * 100_000 + "]" * 100_000, "is not a JSON file"),
+        ('[{"paths": [], "weights": [{"shape": [' + "9" * 5000 + "]}]}]", "is not a JSON file"),
+        (b"[\xff]", "is not a JSON file"),
     ]:
-        path.write_text(text)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
         with pytest.raises(ValueError, match=message):
             tfio.load_weights(path, variables)
     _assert_unchanged(variables)
@@ -384,9 +578,8 @@ def test_variable_mismatches_assign_nothing(tmp_path):
     _edit_manifest(
         path, lambda m: m[0]["weights"].append({"name": "b_shape", "shape": [3], "dtype": "int32"})
     )
-    (path.parent / "group1-shard4of4.bin").write_bytes(
-        (path.parent / "group1-shard4of4.bin").read_bytes() + bytes(12)
-    )
+    last = path.parent / _shard_names(path)[-1]
+    last.write_bytes(last.read_bytes() + bytes(12))
     missing = tf.variable(tf.zeros([1]), name="missing")
     for extra, message in [
         (wrong_shape, "weight 'b_shape' .* is int32 \\[3\\] but Variable 'b_shape' is float32"),
@@ -397,6 +590,278 @@ def test_variable_mismatches_assign_nothing(tmp_path):
         _assert_unchanged(variables)
     with pytest.raises(TypeError, match="var_list"):
         tfio.load_weights(path, variables[0])
+
+
+def test_a_shard_listed_200_times_is_refused_before_reading_it(tmp_path):
+    """The file of issue #13: 1.9 KB of JSON naming one 1 MiB shard 200 times."""
+    (tmp_path / "shard.bin").write_bytes(bytes(1 << 20))
+    weight = {"name": "w", "shape": [200 << 18], "dtype": "float32"}
+    path = _write_manifest(tmp_path, [{"paths": ["shard.bin"] * 200, "weights": [weight]}], {})
+    w = tf.variable(tf.ones([4]), name="w")
+    with pytest.raises(
+        ValueError, match="weight group 0: shard 'shard.bin' is listed twice .*list each shard"
+    ):
+        tfio.load_weights(path, [w])
+    assert np.asarray(w).all()
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink", "dot-slash"])
+def test_one_shard_file_under_two_names_is_refused(tmp_path, link):
+    path, variables = _good_model(tmp_path)
+    first, second = (path.parent / name for name in _shard_names(path)[:2])
+    second.unlink()
+    if link == "symlink":
+        second.symlink_to(first.name)
+    elif link == "hardlink":
+        os.link(first, second)
+    else:
+        _edit_manifest(path, lambda m: m[0]["paths"].__setitem__(1, "./" + first.name))
+        second = first
+    with pytest.raises(ValueError) as error:
+        tfio.load_weights(path, variables)
+    again = "is listed twice" if link == "dot-slash" else f"is the same file as '{first.name}'"
+    assert f"weight group 0: shard '{second.name}' {again} (first in weight group 0)" in str(
+        error.value
+    )
+    _assert_unchanged(variables)
+
+
+def test_a_shard_listed_in_two_groups_is_refused(tmp_path):
+    path, variables = _good_model(tmp_path)
+    name = _shard_names(path)[0]
+    extra = {"paths": [name], "weights": [{"name": "c", "shape": [2], "dtype": "float32"}]}
+    _edit_manifest(path, lambda m: m.append(extra))
+    with pytest.raises(
+        ValueError,
+        match=f"weight group 1: shard '{name}' is listed twice \\(first in weight group 0",
+    ):
+        tfio.load_weights(path, variables)
+    _assert_unchanged(variables)
+
+
+def test_peak_memory_of_a_load_is_bounded_by_the_bytes_on_disk(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "io_rss.py"), str(tmp_path), "200", "1", "1", "32"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    hostile, honest = map(json.loads, result.stdout.splitlines())
+    # 200 MiB of weights from 1 MiB on disk (issue #13): refused before anything is read
+    assert hostile["outcome"].startswith("ValueError: weight group 0: shard 'shard.bin'")
+    assert hostile["peak_rss_increase_bytes"] < 16 << 20
+    assert honest["outcome"] == "loaded"
+    assert honest["peak_rss_increase_bytes"] <= 2 * honest["disk_bytes"] + (16 << 20)
+
+
+# -- fuzz: a mutated model.json loads the original values or raises ValueError --------
+
+_FUZZ_VALUES = {
+    "kernel": np.asarray([[0.5, -1.25, 3.0], [1e-3, -0.0, 7.0]], np.float32),
+    "step": np.asarray(-7, np.int32),
+    "mask": np.asarray([True, False, True]),
+    "q8": np.asarray([0, 1, 2, 255], np.float32) * 0.5 - 1,  # uint8 codes, min -1, scale 0.5
+    "h16": np.asarray([1.5, -2.0], np.float32),
+    "z": np.asarray([1 - 2j], np.complex64),
+}
+_FUZZ_QUANTIZATION = {
+    "q8": {"dtype": "uint8", "min": -1.0, "scale": 0.5},
+    "h16": {"dtype": "float16"},
+}
+
+
+def _fuzz_model(folder):
+    """Two groups, an entry spanning two shards, both quantizations: model.json's document."""
+    v = _FUZZ_VALUES
+    group0 = v["kernel"].tobytes() + v["step"].tobytes() + v["mask"].tobytes()
+    group1 = bytes([0, 1, 2, 255]) + v["h16"].astype("<f2").tobytes() + v["z"].tobytes()
+    specs = {
+        name: {"name": name, "shape": list(value.shape), "dtype": value.dtype.name}
+        | ({"quantization": dict(_FUZZ_QUANTIZATION[name])} if name in _FUZZ_QUANTIZATION else {})
+        for name, value in v.items()
+    }
+    manifest = [
+        {
+            "paths": ["g0a.bin", "g0b.bin"],
+            "weights": [specs[n] for n in ("kernel", "step", "mask")],
+        },
+        {"paths": ["g1.bin"], "weights": [specs[n] for n in ("q8", "h16", "z")]},
+    ]
+    shards = {"g0a.bin": group0[:13], "g0b.bin": group0[13:], "g1.bin": group1}
+    _write_manifest(folder, manifest, shards)
+    (folder.parent / "outside.bin").write_bytes(group1)
+    return {"weightsManifest": manifest}
+
+
+def _json_paths(node, path=()):
+    yield path
+    if isinstance(node, (dict, list)):
+        for key, child in node.items() if isinstance(node, dict) else enumerate(node):
+            yield from _json_paths(child, (*path, key))
+
+
+def _parent(document, path):
+    for key in path[:-1]:
+        document = document[key]
+    return document
+
+
+def _is_finite_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=5,
+)
+_QUANTIZATIONS = (
+    {"dtype": "uint8", "min": 0, "scale": 1},
+    {"dtype": "uint16", "min": 0, "scale": 1},
+    {"dtype": "float16"},
+    {"dtype": "int8", "min": 0, "scale": 1},
+    {"dtype": "uint8"},
+    {},
+    None,
+    [],
+)
+_MUTATIONS = (
+    "replace delete shape dtype quantization path duplicate-path shard-bytes shard-file text benign"
+).split()
+_DTYPES = ("float32", "int32", "bool", "complex64", "string", "float16", "float64", "uint8", None)
+_SHARDS = ("g0a.bin", "g0b.bin", "g1.bin")
+_PATHS = (*_SHARDS, "../outside.bin", "/etc/passwd", "sub/g1.bin", "", ".", "..", "missing.bin")
+_PATHS += ("model.json", "g1.bin\x00", "g0a.bin/")
+
+
+def _mutate(data, document, folder):
+    """Apply one drawn mutation to `document` (written back by the caller) or the shards.
+
+    Left out, because they make a different valid file: new finite min/scale numbers,
+    reordered shards or bytes, and float16 <-> uint16 (both two bytes per value)."""
+    manifest = document["weightsManifest"]
+    entries = [(g, e) for g, group in enumerate(manifest) for e in range(len(group["weights"]))]
+    g, e = data.draw(st.sampled_from(entries), label="entry")
+    entry = manifest[g]["weights"][e]
+    kind = data.draw(st.sampled_from(_MUTATIONS), label="kind")
+    hypothesis.event(f"mutation: {kind}")
+    if kind == "replace":
+        path = data.draw(st.sampled_from(list(_json_paths(document))), label="node")
+        value = data.draw(_ANY_JSON, label="value")
+        hypothesis.assume(not (path and path[-1] in ("min", "scale") and _is_finite_number(value)))
+        if not path:
+            return value
+        _parent(document, path)[path[-1]] = value
+    elif kind == "delete":
+        path = data.draw(st.sampled_from(list(_json_paths(document))[1:]), label="node")
+        del _parent(document, path)[path[-1]]
+    elif kind == "shape":
+        shape, op = entry["shape"], data.draw(st.sampled_from(["set", "add", "remove"]))
+        dim = data.draw(st.sampled_from([0, 1, 2, 3, 4, 6, -1, 2**31 - 1, 2**31, 2**53]))
+        if op == "add":
+            shape.insert(data.draw(st.integers(0, len(shape))), dim)
+        else:
+            hypothesis.assume(shape)
+            i = data.draw(st.integers(0, len(shape) - 1))
+            shape[i : i + 1] = [dim] if op == "set" else []
+    elif kind == "dtype":
+        entry["dtype"] = data.draw(st.sampled_from(_DTYPES))
+    elif kind == "quantization":
+        old = entry.get("quantization", {}).get("dtype")
+        forbidden = {old, {"float16": "uint16", "uint16": "float16"}.get(old)}
+        allowed = [
+            q for q in _QUANTIZATIONS if not (isinstance(q, dict) and q.get("dtype") in forbidden)
+        ]
+        choice = data.draw(st.sampled_from([*allowed, "drop", "bad min", "bad scale"]))
+        if choice == "drop":
+            hypothesis.assume("quantization" in entry)
+            del entry["quantization"]
+        elif choice in ("bad min", "bad scale"):
+            hypothesis.assume(old in ("uint8", "uint16"))
+            entry["quantization"][choice[4:]] = data.draw(
+                st.sampled_from([math.nan, math.inf, -math.inf, "1", None, True, [], {}])
+            )
+        else:
+            entry["quantization"] = choice
+    elif kind == "path":
+        paths = manifest[g]["paths"]
+        i = data.draw(st.integers(0, len(paths) - 1))
+        paths[i] = data.draw(st.sampled_from([*_PATHS, "./" + paths[i]]))
+    elif kind == "duplicate-path":
+        name = data.draw(st.sampled_from([*_SHARDS, "./g1.bin"]))
+        paths = manifest[data.draw(st.integers(0, 1))]["paths"]
+        paths.insert(data.draw(st.integers(0, len(paths))), name)
+    elif kind == "shard-bytes":
+        shard = folder / data.draw(st.sampled_from(_SHARDS))
+        content = shard.read_bytes()
+        if data.draw(st.booleans()):
+            shard.write_bytes(content[: data.draw(st.integers(0, len(content) - 1))])
+        else:
+            shard.write_bytes(content + data.draw(st.binary(min_size=1, max_size=8)))
+    elif kind == "shard-file":
+        shard, other = (folder / data.draw(st.sampled_from(_SHARDS)) for _ in range(2))
+        hypothesis.assume(other != shard)
+        how = data.draw(
+            st.sampled_from(["symlink", "hardlink", "outside", "loop", "dir", "fifo", "gone"])
+        )
+        shard.unlink()
+        if how == "symlink":
+            shard.symlink_to(other.name)
+        elif how == "hardlink":
+            os.link(other, shard)
+        elif how == "outside":
+            shard.symlink_to(folder.parent / "outside.bin")
+        elif how == "loop":
+            shard.symlink_to(shard.name)
+        elif how == "dir":
+            shard.mkdir()
+        elif how == "fifo":
+            os.mkfifo(shard)
+    elif kind == "text":
+        text = json.dumps(document).encode()
+        if data.draw(st.booleans()):
+            return text[: data.draw(st.integers(0, len(text) - 1))]
+        i = data.draw(st.integers(0, len(text)))
+        byte = data.draw(st.sampled_from(b'{}[],:" \\\n\xffxyzIN'))  # nothing that extends a number
+        return text[:i] + bytes([byte]) + text[i:]
+    else:  # benign: what tfjs's own files may hold
+        entry["group"] = "weights"
+        manifest[g]["paths"] = ["./" + p for p in manifest[g]["paths"]]
+        document["format"], document["generatedBy"] = "layers-model", None
+    return document
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_mutated_model_json_loads_the_original_values_or_raises_value_error(data):
+    sentinels = {name: np.zeros_like(value) for name, value in _FUZZ_VALUES.items()}
+    variables = [tf.variable(value, name=name) for name, value in sentinels.items()]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp) / "m"
+            mutated = _mutate(data, _fuzz_model(folder), folder)
+            model_json = folder / "model.json"
+            model_json.write_bytes(
+                mutated if isinstance(mutated, bytes) else json.dumps(mutated).encode()
+            )
+            try:
+                loaded = tfio.load_weights(model_json, variables)
+            except ValueError:
+                hypothesis.event("ValueError")
+                expected = sentinels
+            else:
+                hypothesis.event("loaded")
+                assert list(loaded) == list(_FUZZ_VALUES)
+                for name, value in _FUZZ_VALUES.items():
+                    _assert_same_bits(loaded[name], value)
+                expected = _FUZZ_VALUES
+            for v in variables:
+                _assert_same_bits(v, expected[v.name])
+    finally:
+        tf.dispose(variables)
 
 
 def test_module_doctests():

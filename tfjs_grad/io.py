@@ -6,22 +6,32 @@ A group's shard files, concatenated, hold its weights' little-endian values one 
 the other, with no padding: an entry may start at an odd offset and span two shards.
 A weights-only file (the converter's `weights_manifest.json`) is the bare list.
 
-Files are untrusted input: shard paths must name files in the model's own folder, the
-shards must hold exactly the bytes the manifest declares before anything is allocated
-from its shapes, and every refusal is a ValueError naming the entry and what was wrong.
+Files are untrusted input: shard paths must name files in the model's own folder, each
+at most once, and the shards must hold exactly the bytes the manifest declares before
+anything is allocated from its shapes, so loading never allocates more than a small
+multiple of the bytes on disk. Every refusal is a ValueError naming the entry and what
+was wrong.
+
+A save is crash-safe without leaving the folder: the new shards are written beside the
+old ones under names of their own (tfjs's `groupG-shardKofN` plus a digest of the shard's
+bytes), then model.json is replaced by one rename, the commit, and only then are the old
+shards deleted. At every instant model.json names a complete save, the old or the new;
+whatever an interrupted save left is deleted by the next one. A save holds an exclusive
+`flock` on the folder and a load a shared one, so a load never sees shards vanish.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import math
 import os
 import re
-import shutil
 import stat
-import tempfile
+import sys
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
@@ -30,6 +40,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .variables import Variable, as_var_list, registered_variables
+
+if sys.platform != "win32":
+    import fcntl
 
 MODEL_JSON = "model.json"
 DEFAULT_SHARD_SIZE_BYTES = 4 * 1024 * 1024  # tfjs's converter default
@@ -48,7 +61,9 @@ _DEQUANTIZES_TO = {
     "float16": ("float32",),
 }
 _MAX_DIM = 2**31 - 1  # tfjs shapes are int32
-_OUR_FILES = re.compile(r"model\.json|group\d+-shard\d+of\d+\.bin")
+_MAX_RANK = 64  # numpy's
+_SHARD = r"group\d+-shard\d+of\d+(?:-[0-9a-f]{16})?\.bin"  # tfjs's names, ours with a digest
+_OUR_FILES = re.compile(rf"model\.json|{_SHARD}|\.(?:model\.json|{_SHARD})\.[0-9a-f]{{32}}\.tmp")
 
 
 class _Entry(NamedTuple):
@@ -73,7 +88,9 @@ def load_weights(
     `model_json_path` is a Layers or Graph model's `model.json`, or a weights-only
     manifest. Quantized entries (uint8/uint16 with min and scale, float16) decode exactly as
     `tf.io.decodeWeights` does. With `var_list`, each Variable is assigned the weight of its
-    name; names, shapes and dtypes are all checked before any is assigned.
+    name; names, shapes and dtypes are all checked before any is assigned. Each shard file
+    is read once: a manifest listing one twice (under any name or link), or whose shapes
+    need other byte counts than the shards hold, raises ValueError before any is read.
 
     >>> import shutil, tempfile
     >>> import tfjs_grad as tf
@@ -90,15 +107,17 @@ def load_weights(
     """
     targets = _variables(var_list, "load_weights")
     path = Path(model_json_path)
-    groups = [_parse_group(group, index, path) for index, group in enumerate(_manifest(path))]
-    _check_unique([entry.name for _, entries in groups for entry in entries], str(path))
-    values: dict[str, np.ndarray] = {}
-    for index, (paths, entries) in enumerate(groups):
-        data = _read_group(path.parent, paths, entries, index)
-        values.update(_decode_group(data, entries))
+    with _locked(path.parent, exclusive=False):
+        groups = [_parse_group(group, index, path) for index, group in enumerate(_manifest(path))]
+        _check_unique([entry.name for _, entries in groups for entry in entries], str(path))
+        shards = _locate_shards(path.parent, [paths for paths, _ in groups])
+        for index, ((paths, entries), files) in enumerate(zip(groups, shards)):
+            _check_size(sum(size for _, size in files), entries, index, paths)
+        arrays: dict[str, jax.Array] = {}
+        for index, ((_, entries), files) in enumerate(zip(groups, shards)):
+            arrays.update(_decode_group(_read_group(files, index), entries))
     if targets is not None:
-        _check_targets(targets, values, path)
-    arrays = {name: jnp.asarray(value) for name, value in values.items()}
+        _check_targets(targets, arrays, path)
     for v in targets or ():
         v.assign(arrays[v.name])
     return arrays
@@ -106,8 +125,8 @@ def load_weights(
 
 def _manifest(path: Path) -> list[Any]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        document = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError) as error:  # ValueError: also bad UTF-8, huge ints
         raise ValueError(f"{path} is not a JSON file: {error}") from error
     manifest = document.get("weightsManifest") if isinstance(document, dict) else document
     if not isinstance(manifest, list):
@@ -153,8 +172,12 @@ def _parse_entry(spec: Any, group: int, position: int) -> _Entry:
         raise ValueError(
             f"weight '{name}': shape must be a list of integers in [0, {_MAX_DIM}], got {shape!r}"
         )
+    if len(shape) > _MAX_RANK:
+        raise ValueError(
+            f"weight '{name}': shape has {len(shape)} dimensions; arrays have at most {_MAX_RANK}"
+        )
     dtype = spec.get("dtype")
-    if dtype not in _STORED:
+    if not isinstance(dtype, str) or dtype not in _STORED:
         extra = " (string weights have no JAX equivalent)" if dtype == "string" else ""
         raise ValueError(
             f"weight '{name}': unknown dtype {dtype!r}{extra}; expected one of {', '.join(_STORED)}"
@@ -176,7 +199,7 @@ def _is_dim(d: Any) -> bool:
 def _quantized(name: str, dtype: str, quantization: Any) -> np.dtype:
     """The stored dtype of a quantized entry, after checking its metadata as tfjs does."""
     kind = quantization.get("dtype") if isinstance(quantization, dict) else None
-    if kind not in _QUANTIZED:
+    if not isinstance(kind, str) or kind not in _QUANTIZED:
         raise ValueError(
             f"weight '{name}': unknown quantization {quantization!r}; expected dtype "
             "'uint8', 'uint16' or 'float16'"
@@ -209,13 +232,34 @@ def _check_unique(names: list[str], where: str) -> None:
         seen.add(name)
 
 
-def _read_group(folder: Path, paths: list[str], entries: list[_Entry], group: int) -> bytearray:
-    """A group's shards as one byte string, refused unless exactly as long as declared."""
-    files, sizes = zip(*(_shard_file(folder, name, group) for name in paths)) if paths else ((), ())
-    _check_size(sum(sizes), entries, group, paths)
-    data = bytearray(sum(sizes))
+def _locate_shards(folder: Path, groups: list[list[str]]) -> list[list[tuple[Path, int]]]:
+    """Each group's shard files (real path, size); a file listed twice, under any name or
+    link, is refused: it would be read, and its bytes allocated, once per listing."""
+    seen: dict[tuple[int, int], tuple[int, str]] = {}
+    located = []
+    for group, paths in enumerate(groups):
+        files = []
+        for name in paths:
+            real, info = _shard_file(folder, name, group)
+            identity = (info.st_dev, info.st_ino)
+            if identity in seen:
+                first_group, first = seen[identity]
+                again = "is listed twice" if first == name else f"is the same file as '{first}'"
+                raise ValueError(
+                    f"weight group {group}: shard '{name}' {again} (first in weight group "
+                    f"{first_group}): a manifest may list each shard file once"
+                )
+            seen[identity] = (group, name)
+            files.append((real, info.st_size))
+        located.append(files)
+    return located
+
+
+def _read_group(files: list[tuple[Path, int]], group: int) -> bytearray:
+    """A group's shards, read once each into one buffer of their checked total size."""
+    data = bytearray(sum(size for _, size in files))
     view, offset = memoryview(data), 0
-    for file, size in zip(files, sizes, strict=True):
+    for file, size in files:
         with open(file, "rb") as stream:
             if stream.readinto(view[offset : offset + size]) != size or stream.read(1):
                 raise ValueError(f"weight group {group}: shard '{file.name}' changed while read")
@@ -223,8 +267,8 @@ def _read_group(folder: Path, paths: list[str], entries: list[_Entry], group: in
     return data
 
 
-def _shard_file(folder: Path, name: str, group: int) -> tuple[Path, int]:
-    """The real path and size of a shard, refused if a link leads out of the folder."""
+def _shard_file(folder: Path, name: str, group: int) -> tuple[Path, os.stat_result]:
+    """The real path and stat of a shard, refused if a link leads out of the folder."""
     home = Path(os.path.realpath(folder))
     real = Path(os.path.realpath(home / name))
     if real.parent != home:
@@ -236,9 +280,11 @@ def _shard_file(folder: Path, name: str, group: int) -> tuple[Path, int]:
         info = os.stat(real)
     except FileNotFoundError:
         raise ValueError(f"weight group {group}: shard '{name}' does not exist in {home}") from None
+    except OSError as error:  # a link loop, ...
+        raise ValueError(f"weight group {group}: shard '{name}': {error.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise ValueError(f"weight group {group}: shard '{name}' is not a regular file")
-    return real, info.st_size
+    return real, info
 
 
 def _check_size(available: int, entries: list[_Entry], group: int, paths: list[str]) -> None:
@@ -261,12 +307,12 @@ def _check_size(available: int, entries: list[_Entry], group: int, paths: list[s
         )
 
 
-def _decode_group(data: bytearray, entries: list[_Entry]) -> dict[str, np.ndarray]:
+def _decode_group(data: bytearray, entries: list[_Entry]) -> dict[str, jax.Array]:
     values, offset = {}, 0
     for entry in entries:
         count = entry.nbytes // entry.stored.itemsize
         raw = np.frombuffer(data, dtype=entry.stored, count=count, offset=offset)
-        values[entry.name] = _decode(raw, entry).reshape(entry.shape)
+        values[entry.name] = jnp.asarray(_decode(raw, entry).reshape(entry.shape))
         offset += entry.nbytes
     return values
 
@@ -275,10 +321,12 @@ def _decode(raw: np.ndarray, entry: _Entry) -> np.ndarray:
     """tfjs's `decodeWeight`: dequantize in float64 (JS numbers), then store as the dtype."""
     quantization = entry.quantization
     if quantization is None:
-        return raw != 0 if entry.dtype == "bool" else raw.astype(entry.dtype)
+        return raw != 0 if entry.dtype == "bool" else raw.astype(entry.dtype, copy=False)
     if quantization["dtype"] == "float16":
         return raw.astype(np.float32)
-    real = raw.astype(np.float64) * float(quantization["scale"]) + float(quantization["min"])
+    real = raw.astype(np.float64)
+    real *= float(quantization["scale"])  # in place: one float64 buffer, same rounding
+    real += float(quantization["min"])
     if entry.dtype == "int32":
         return _js_round_to_int32(real)
     with np.errstate(over="ignore"):
@@ -294,7 +342,7 @@ def _js_round_to_int32(x: np.ndarray) -> np.ndarray:
     return np.fmod(whole, 2.0**32).astype(np.int64).astype(np.int32)
 
 
-def _check_targets(targets: list[Variable], values: dict[str, np.ndarray], path: Path) -> None:
+def _check_targets(targets: list[Variable], values: dict[str, jax.Array], path: Path) -> None:
     for v in targets:
         if v.is_disposed:
             raise ValueError(f"Variable '{v.name}' is disposed.")
@@ -319,14 +367,16 @@ def save_weights(
     shard_size_bytes: int = DEFAULT_SHARD_SIZE_BYTES,
     model_topology: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Write Variables as tfjs weights: `directory/model.json` + `group1-shardKofM.bin`.
+    """Write Variables as tfjs weights: `directory/model.json` + `group1-shardKofM-<digest>.bin`.
 
     One weight group, named by the Variables' names, in `var_list` order (default: every
     live Variable, `registered_variables()` order), split into shards of at most
-    `shard_size_bytes`. With `model_topology` (the `modelTopology` of a tfjs Layers model's
-    model.json), tfjs's `loadLayersModel` reads the result. The folder is written aside and
-    renamed into place; an existing `directory` is replaced only if it holds nothing but
-    files that `save_weights` writes. Returns the path of model.json.
+    `shard_size_bytes`, each named with a digest of its bytes. With `model_topology` (the
+    `modelTopology` of a tfjs Layers model's model.json), tfjs's `loadLayersModel` reads the
+    result. An existing `directory` is replaced only if it holds nothing but files that
+    `save_weights` writes, and atomically: model.json is renamed into place last, so after a
+    crash at any point the folder holds the previous save or this one; the next save deletes
+    what an interrupted one left. Returns the path of model.json.
 
     >>> import json, shutil, tempfile
     >>> import tfjs_grad as tf
@@ -334,8 +384,9 @@ def save_weights(
     >>> w = tf.variable(tf.ones([3, 4]), name="doc_save_w")
     >>> folder = tempfile.mkdtemp()
     >>> path = tfio.save_weights(folder + "/model", [w], shard_size_bytes=32)
-    >>> sorted(p.name for p in path.parent.iterdir())
-    ['group1-shard1of2.bin', 'group1-shard2of2.bin', 'model.json']
+    >>> sorted(p.name for p in path.parent.iterdir())  # doctest: +NORMALIZE_WHITESPACE
+    ['group1-shard1of2-4f05df05f8da9356.bin', 'group1-shard2of2-f6bb1294da2f78cd.bin',
+     'model.json']
     >>> json.loads(path.read_text())["weightsManifest"][0]["weights"]
     [{'name': 'doc_save_w', 'shape': [3, 4], 'dtype': 'float32'}]
     >>> w.dispose(); shutil.rmtree(folder)
@@ -362,24 +413,31 @@ def save_weights(
     encoded = [_encode(v) for v in variables]
     data = memoryview(b"".join(chunk for _, chunk in encoded))
     count = max(1, math.ceil(len(data) / shard_size_bytes))
-    paths = [f"group1-shard{k}of{count}.bin" for k in range(1, count + 1)]
-    manifest = [{"paths": paths, "weights": [spec for spec, _ in encoded]}]
+    chunks = [data[k * shard_size_bytes : (k + 1) * shard_size_bytes] for k in range(count)]
+    shards = {_shard_file_name(k, count, chunk): chunk for k, chunk in enumerate(chunks, 1)}
+    manifest = [{"paths": list(shards), "weights": [spec for spec, _ in encoded]}]
     document = json.dumps(
         _model_json(model_topology, manifest), allow_nan=False, separators=(",", ":")
     )
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.parent / f".{target.name}.{uuid.uuid4().hex}.tmp"
-    staging.mkdir()  # not mkdtemp: the saved folder gets the usual (umask) permissions
+    created = _make_folder(target)
     try:
-        for k, name in enumerate(paths):
-            _write(staging / name, data[k * shard_size_bytes : (k + 1) * shard_size_bytes])
-        _write(staging / MODEL_JSON, document.encode("utf-8"))
-        _move_into_place(staging, target)
+        with _locked(target, exclusive=True) as folder_fd:
+            _commit(target, folder_fd, shards, document.encode("utf-8"))
+            _delete_ours(target, keep={MODEL_JSON, *shards})
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        if created:
+            with contextlib.suppress(OSError):
+                target.rmdir()
         raise
     return target / MODEL_JSON
+
+
+def _shard_file_name(k: int, count: int, chunk: memoryview) -> str:
+    """tfjs's shard name plus the first 64 bits of the shard's SHA-256: a new shard never
+    overwrites a different one the current model.json names, and an unchanged model saves
+    to the same names."""
+    return f"group1-shard{k}of{count}-{hashlib.sha256(chunk).hexdigest()[:16]}.bin"
 
 
 def _encode(v: Variable) -> tuple[dict[str, Any], bytes]:
@@ -427,27 +485,104 @@ def _check_replaceable(target: Path) -> None:
         )
 
 
-def _write(path: Path, data: bytes | memoryview) -> None:
-    with open(path, "wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-
-
-def _move_into_place(staging: Path, target: Path) -> None:
-    """Rename the finished folder to `target`, swapping out a previous save if any."""
-    if not os.path.lexists(target):
-        os.replace(staging, target)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-    os.replace(target, old / target.name)
+def _make_folder(target: Path) -> bool:
+    """Create `target` (and its parents) unless it exists; True if this call created it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.replace(staging, target)
+        os.mkdir(target)
+    except FileExistsError:
+        return False
+    fd = os.open(target.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)  # the new folder's name is on disk before the save inside it
+    finally:
+        os.close(fd)
+    return True
+
+
+def _commit(
+    folder: Path, folder_fd: int | None, shards: dict[str, memoryview], document: bytes
+) -> None:
+    """Write the shards, then replace model.json: the one step that switches saves.
+
+    If this fails before model.json is replaced, the shards it added are deleted again."""
+    added = []
+    try:
+        for name, chunk in shards.items():
+            if not os.path.lexists(folder / name):
+                added.append(name)
+            _write_and_rename(folder, name, chunk)
+        _fsync(folder_fd)  # the shards' names are on disk before model.json names them
+        _write_and_rename(folder, MODEL_JSON, document)
     except BaseException:
-        os.replace(old / target.name, target)
-        old.rmdir()
+        if not _holds(folder / MODEL_JSON, document):  # an interrupt can follow the rename
+            for name in added:
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / name)
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    _fsync(folder_fd)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _write_and_rename(folder: Path, name: str, data: bytes | memoryview) -> None:
+    """Write `folder/name` whole or not at all: into a fresh file, synced, then renamed."""
+    temporary = folder / f".{name}.{uuid.uuid4().hex}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, folder / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _delete_ours(folder: Path, keep: set[str]) -> None:
+    """Delete the previous save's shards and any interrupted save's files; a file that
+    cannot be deleted now is deleted by a later save."""
+    for entry in os.scandir(folder):
+        if (
+            entry.name not in keep
+            and _OUR_FILES.fullmatch(entry.name)
+            and entry.is_file(follow_symlinks=False)
+        ):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+@contextlib.contextmanager
+def _locked(folder: Path, *, exclusive: bool) -> Iterator[int | None]:
+    """Hold a `flock` on `folder` (exclusive to save, shared to load) and yield its
+    descriptor; without one (Windows, or a folder that cannot be opened) yield None."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield None
+        return
+    try:
+        if sys.platform != "win32":
+            with contextlib.suppress(OSError):  # a filesystem without locks: go on without
+                fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield fd
+    finally:
+        os.close(fd)  # also releases the lock
+
+
+def _fsync(fd: int | None) -> None:
+    if fd is not None:
+        os.fsync(fd)
 
 
 # -- shared --------------------------------------------------------------------------

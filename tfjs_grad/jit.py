@@ -26,12 +26,16 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.core import Tracer, eval_jaxpr
 
 from . import _store
 from ._jax_internals import trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks
-from .variables import TracedAssignError, Variable, epoch, variable_by_uid
+from .variables import TracedAssignError, Variable, _epoch, epoch, variable_by_uid
+
+# Argument types that can hold no Variable: calls with only these skip the pytree walk.
+_PLAIN = frozenset({type(jnp.zeros(())), np.ndarray, float, int, bool, type(None), str})
 
 
 class _Layout:
@@ -130,22 +134,36 @@ class Jitted:
                 raise ValueError(f"tf.jit manages donation itself; '{forbidden}' is not accepted")
         static = jit_kwargs.pop("static_argnums", None)
         static = () if static is None else (static,) if isinstance(static, int) else tuple(static)
-        static = tuple(i + 3 if i >= 0 else i for i in static)
-        self._donating = jax.jit(
-            self._pure, static_argnums=(2, *static), donate_argnums=(0,), **jit_kwargs
-        )
-        self._keeping = jax.jit(self._pure, static_argnums=(2, *static), **jit_kwargs)
+        self._static = tuple(i + 2 if i >= 0 else i for i in static)
+        self._jit_kwargs = jit_kwargs
+        self._programs: dict[_Layout, Callable[..., Any]] = {}
         self._written: list[Variable] = []
         self._read: list[Variable] = []
         self._watched: list[Variable] = []
         self._layout = _Layout()
+        self._call = self._program(self._layout)
         self._epoch = epoch()
         self._newborn: list[Variable] = []
         self._one_off: _LayoutMiss | None = None
 
     # -- what runs while jax.jit traces -------------------------------------------------
+    def _program(self, layout: _Layout) -> Callable[..., Any]:
+        """The `jax.jit` of `_pure` for one layout (made once, then looked up)."""
+        program = self._programs.get(layout)
+        if program is None:
+            donate = (0,) if layout.donate else ()
+            pure = functools.partial(self._pure, layout)
+            program = jax.jit(
+                functools.update_wrapper(pure, self._pure),
+                static_argnums=self._static,
+                donate_argnums=donate,
+                **self._jit_kwargs,
+            )
+            self._programs[layout] = program
+        return program
+
     def _pure(
-        self, donated: list[Any], kept: list[Any], layout: _Layout, *args: Any, **kwargs: Any
+        self, layout: _Layout, donated: list[Any], kept: list[Any], *args: Any, **kwargs: Any
     ):
         """Trace `fn` to a program (once), check it against the layout, then stage it.
 
@@ -217,8 +235,13 @@ class Jitted:
     # -- the layout -----------------------------------------------------------------
     def _set_layout(self, written: list[Variable], read: list[Variable], watched: list[Variable]):
         self._written, self._read, self._watched = written, read, watched
+        for var in (*written, *read, *watched):
+            var._threaded = True
         self._epoch = epoch()
-        self._layout = self._make_layout(self._layout.donate)
+        self._use(self._make_layout(self._layout.donate))
+
+    def _use(self, layout: _Layout) -> None:
+        self._layout, self._call = layout, self._program(layout)
 
     def _make_layout(self, donate: bool) -> _Layout:
         return _Layout(
@@ -245,7 +268,7 @@ class Jitted:
         self._epoch = epoch()
         layout = self._make_layout(self._layout.donate)
         if layout != self._layout:
-            self._layout = layout
+            self._use(layout)
 
     def _widen(self, miss: _LayoutMiss) -> None:
         def variables(uids: set[int]) -> list[Variable]:
@@ -264,22 +287,26 @@ class Jitted:
             return self._fn(*args, **kwargs)
         if tracing():
             return self._under_outer_transform(args, kwargs)
-        args, kwargs = _as_refs((args, kwargs))
+        if kwargs or not all(type(a) in _PLAIN for a in args):
+            args, kwargs = _as_refs((args, kwargs))
         with _store.LOCK:
             while True:
-                if self._epoch != epoch():
+                if self._epoch != _epoch[0]:
                     self._refresh()
-                checked = _debug_checks()
-                layout = self._layout
-                if checked and layout.donate:
+                layout, call = self._layout, self._call
+                if layout.donate and _debug_checks():
                     layout = self._make_layout(donate=False)
-                call = self._donating if layout.donate else self._keeping
+                    call = self._program(layout)
                 self._newborn, self._one_off = [], None
                 try:
-                    lend = Variable._lend if layout.donate else Variable._peek
-                    donated = [lend(v) for v in self._written]
-                    kept = [v._peek() for v in self._read]
-                    out, new, extra = call(donated, kept, layout, *args, **kwargs)
+                    donated = []
+                    for var in self._written:
+                        buffer = var._buffer
+                        if var._shared or buffer is None:
+                            buffer = var._lend() if layout.donate else var._peek()
+                        donated.append(buffer)
+                    kept = [var._peek() for var in self._read]
+                    out, new, extra = call(donated, kept, *args, **kwargs)
                     if not layout.donate:  # a failure at run time must show before commit
                         jax.block_until_ready((out, new, extra))
                     break
@@ -288,17 +315,19 @@ class Jitted:
                     self._widen(miss)
                 except _MustNotDonate:
                     self._discard_newborn()
-                    self._layout = self._make_layout(donate=False)
+                    self._use(self._make_layout(donate=False))
                 except BaseException:
                     self._discard_newborn()
                     raise
             for var, value in zip(self._written, new):
-                var._commit(value)
-            for uid, value in extra.items():
-                var = variable_by_uid(uid)
-                if var is not None:
-                    var._commit(value)
-            self._newborn = []
+                var._buffer = value  # Variable._commit, inlined: this loop is per step
+                var._shared = False
+            if extra:
+                for uid, value in extra.items():
+                    if (var := variable_by_uid(uid)) is not None:
+                        var._commit(value)
+            if self._newborn:
+                self._newborn = []
             if self._one_off is not None:  # (see _pure) thread what it touched from now on
                 self._widen(self._one_off)
                 self._one_off = None

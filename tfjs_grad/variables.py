@@ -31,7 +31,9 @@ _by_uid: weakref.WeakValueDictionary[int, Variable] = weakref.WeakValueDictionar
 _uids = itertools.count()
 _auto_names = itertools.count()
 _version = [0]  # bumped whenever the set of live Variables changes
-_epoch = [0]  # bumped when a Variable is disposed, or its trainable flag or sharding changes
+# Bumped when a Variable that a compiled program threads is disposed, or its trainable
+# flag or sharding changes: what tf.jit rechecks. Other Variables never bump it.
+_epoch = [0]
 _ordered: list[Any] = [-1, []]  # [version, names in JS key order] for registered_variables
 
 
@@ -91,6 +93,7 @@ class Variable:
         "_shape",
         "_dtype",
         "_shared",
+        "_threaded",
         "_disposed",
         "_sharding",
         "__weakref__",
@@ -132,6 +135,7 @@ class Variable:
         self._disposed = False
         self._buffer: Any = None
         self._shared = not fresh
+        self._threaded = False  # set once a tf.jit layout takes this Variable
         self._sharding = _multi_device_sharding(value)
         frame = _store.current()
         if frame is not None:
@@ -148,7 +152,6 @@ class Variable:
             self._buffer = value
         _registry[name] = self
         _by_uid[self._uid] = self
-        weakref.finalize(self, _bump)
         _bump()
 
     # -- identity and metadata -------------------------------------------------------
@@ -165,7 +168,7 @@ class Variable:
     def trainable(self, trainable: bool) -> None:
         if bool(trainable) != self._trainable:
             self._trainable = bool(trainable)
-            _epoch[0] += 1
+            _epoch[0] += self._threaded
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -290,7 +293,7 @@ class Variable:
         the pinned shardings when the registry version moves."""
         if sharding != self._sharding:
             self._sharding = sharding
-            _epoch[0] += 1
+            _epoch[0] += self._threaded
 
     def _check_disposed(self) -> None:
         if self._disposed:
@@ -306,7 +309,7 @@ class Variable:
                 del _registry[self._name]
             _by_uid.pop(self._uid, None)
             _bump()
-            _epoch[0] += 1
+            _epoch[0] += self._threaded
             buffer, self._buffer = self._buffer, None
             if isinstance(buffer, jax.Array) and not self._shared and not buffer.is_deleted():
                 buffer.delete()

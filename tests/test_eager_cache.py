@@ -82,3 +82,18 @@ def test_the_compile_cache_keeps_no_variable_alive():
     gc.collect()
     assert "closed_over" not in tf.registered_variables()
     tf.variable(tf.zeros([2]), name="closed_over")  # the name is free again
+
+
+def test_an_eager_loop_through_jax_and_tfjs_grad_custom_rules_compiles_once(compiles):
+    w = tf.variable(tf.tensor1d([0.5, -1.0]), name="w")
+    opt = tf.train.adam(0.1)
+    labels = tf.tensor1d([1.0, 0.0])
+
+    def loss():
+        return tf.losses.sigmoid_cross_entropy(labels, jax.nn.relu(w) - w)
+
+    opt.minimize(loss)
+    before = len(compiles)
+    for _ in range(5):
+        opt.minimize(loss)
+    assert compiles[before:] == []

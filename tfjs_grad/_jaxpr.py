@@ -194,8 +194,9 @@ def _params_key(params: dict[str, Any]) -> Any:
         if name in _DERIVED:
             continue
         if rules is not None and name in RULE_PARAMS:
-            # per-trace thunks: what identifies them is the (pure, long-lived) rules
-            items.append((name, tuple(_Identity(f) for f in rules)))
+            # Per-trace thunks around pure rules (user rules are never keyed): the rules'
+            # code identifies them; parameters they close over show in the primal program.
+            items.append((name, tuple(f.__code__ for f in rules)))
         else:
             items.append((name, _value_key(value)))
     return tuple(items)

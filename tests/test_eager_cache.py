@@ -97,3 +97,16 @@ def test_an_eager_loop_through_jax_and_tfjs_grad_custom_rules_compiles_once(comp
     for _ in range(5):
         opt.minimize(loss)
     assert compiles[before:] == []
+
+
+def test_a_python_float_that_changes_every_step_reuses_one_program(compiles):
+    w = tf.variable(tf.tensor1d([1.0, -2.0]), name="w")
+    expected = np.array([1.0, -2.0])
+    for step in range(6):
+        scale = 1.0 + 0.25 * step
+        value, grads = tf.variable_grads(lambda scale=scale: (w**2).sum() * scale)
+        np.testing.assert_allclose(grads["w"], 2 * scale * expected, rtol=1e-6)
+        np.testing.assert_allclose(value, scale * (expected**2).sum(), rtol=1e-6)
+        if step == 0:
+            first = len(compiles)
+    assert compiles[first:] == []

@@ -46,12 +46,14 @@ def _private_tracer() -> Callable[..., Any] | None:
         from jax._src import api_util, core
         from jax._src import linear_util as lu
         from jax._src.interpreters import partial_eval as pe
-        from jax.extend.core import ClosedJaxpr
+        from jax.extend.core import ClosedJaxpr, DebugInfo
     except ImportError:  # pragma: no cover - other JAX versions
         return None
 
-    def trace(fn: Callable[..., Any], avals: Sequence[Any]) -> Any:
-        debug = api_util.debug_info("tfjs_grad", fn, tuple(avals), {})
+    def trace(fn: Callable[..., Any], avals: Sequence[Any], source: Any = None) -> Any:
+        # JAX names `source` in errors raised while tracing ("while tracing the function
+        # loss at train.py:12"); built directly, it skips inspect.signature per call.
+        debug = DebugInfo("tfjs_grad", api_util.fun_sourceinfo(source or fn), None, None)
         jaxpr, _, consts = pe.trace_to_jaxpr_dynamic(lu.wrap_init(fn, debug_info=debug), avals)
         return ClosedJaxpr(jaxpr, consts)
 
@@ -62,7 +64,7 @@ def _private_tracer() -> Callable[..., Any] | None:
     return trace
 
 
-def _public_trace_to_jaxpr(fn: Callable[..., Any], avals: Sequence[Any]) -> Any:
+def _public_trace_to_jaxpr(fn: Callable[..., Any], avals: Sequence[Any], source: Any = None) -> Any:
     specs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
     return jax.make_jaxpr(fn)(*specs)
 
@@ -70,11 +72,13 @@ def _public_trace_to_jaxpr(fn: Callable[..., Any], avals: Sequence[Any]) -> Any:
 _private_trace = _private_tracer()
 
 
-def trace_to_jaxpr(fn: Callable[..., Any], avals: Sequence[Any]) -> Any:
-    """`jax.make_jaxpr(fn)` on abstract values, as a ClosedJaxpr (fn returns a list)."""
+def trace_to_jaxpr(fn: Callable[..., Any], avals: Sequence[Any], source: Any = None) -> Any:
+    """`jax.make_jaxpr(fn)` on abstract values, as a ClosedJaxpr (fn returns a list).
+
+    `source` is the user function that errors raised while tracing should name."""
     if _private_trace is None:  # pragma: no cover - other JAX versions
-        return _public_trace_to_jaxpr(fn, avals)
-    return _private_trace(fn, avals)
+        return _public_trace_to_jaxpr(fn, avals, source)
+    return _private_trace(fn, avals, source)
 
 
 RULE_PARAMS = ("jvp_jaxpr_fun", "jvp_jaxpr_thunk", "fwd_jaxpr_thunk", "bwd")

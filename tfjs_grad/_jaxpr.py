@@ -51,6 +51,31 @@ def needed_inputs(jaxpr: Any, wanted_outputs: Sequence[bool]) -> list[bool]:
     return [v in needed for v in jaxpr.invars]
 
 
+def lift_float_literals(jaxpr: Any, consts: list[Any]) -> tuple[Any, list[Any]]:
+    """Turn the top-level scalar float literals (Python floats in the user's code) into
+    constants: the program then takes them as arguments, so `loss * (1 + 0.01 * step)`
+    with a new `step` each call is the same program with a new argument."""
+    lifted: list[Any] = []
+    values: list[Any] = []
+    eqns = []
+    for eqn in jaxpr.eqns:
+        invars, changed = list(eqn.invars), False
+        for i, atom in enumerate(invars):
+            if (
+                isinstance(atom, jcore.Literal)
+                and atom.aval.shape == ()
+                and np.issubdtype(atom.aval.dtype, np.floating)
+            ):
+                invars[i] = jcore.Var(atom.aval)
+                lifted.append(invars[i])
+                values.append(np.asarray(atom.val, atom.aval.dtype))
+                changed = True
+        eqns.append(eqn.replace(invars=invars) if changed else eqn)
+    if not lifted:
+        return jaxpr, consts
+    return jaxpr.replace(constvars=[*jaxpr.constvars, *lifted], eqns=eqns), [*consts, *values]
+
+
 _CALLBACKS = frozenset({"debug_callback", "pure_callback", "io_callback"})
 
 

@@ -5,12 +5,19 @@ Every gradient entry point goes through here: the user's function runs exactly o
 program decides which inputs are connected to the output, and its vector-Jacobian
 product runs from the program. Called eagerly, the product is compiled once per
 program structure and reused, so a Python training loop dispatches one executable
-per step instead of one per operation.
+per step instead of one per operation. Python float constants in the program are
+lifted out as arguments, so a loss whose constant changes every step reuses one
+executable.
+
+A function that needs concrete values (`if loss > 1:`, `int(...)`, `.item()`) cannot be
+traced: it runs on real values under `jax.linearize` instead, once per call, and is
+remembered (by its code) so that later calls go straight there.
 """
 
 from __future__ import annotations
 
 import collections
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -19,8 +26,8 @@ import jax.numpy as jnp
 from jax.core import ShapedArray, Tracer, eval_jaxpr
 
 from . import _store
-from ._jax_internals import trace_to_jaxpr
-from ._jaxpr import has_callbacks, has_user_rules, needed_inputs, structure_key
+from ._jax_internals import trace_to_jaxpr, tracing
+from ._jaxpr import has_callbacks, has_user_rules, lift_float_literals, needed_inputs, structure_key
 
 
 class NotATensorError(TypeError):
@@ -35,18 +42,117 @@ class Program(NamedTuple):
     created: dict[int, Any]  # uid -> Variable created while tracing
     connected: tuple[bool, ...]  # per input: does the output depend on it?
     needed: tuple[bool, ...]  # per input: does any output (writes included) depend on it?
+    concrete: Any = None  # a _Linearized when f ran on real values instead
 
     @property
     def eager(self) -> bool:
         return not any(isinstance(c, Tracer) for c in self.consts)
 
 
-def trace(body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[int]) -> Program:
-    """Run `body(*primals)` once under tracing, with `bind_uids[i]` reading `primals[i]`.
+class _Linearized(NamedTuple):
+    y: Any
+    linear: Callable[..., Any]  # the linearized f: tangents of the inputs -> tangent of y
+    primals: list[Any]
+    writes: list[Any]
 
-    `primals` may be arrays or abstract values (`jax.core.ShapedArray`): only their
-    shapes and dtypes are used.
+
+_CONCRETIZATION = (
+    jax.errors.ConcretizationTypeError,
+    jax.errors.TracerArrayConversionError,
+    jax.errors.TracerIntegerConversionError,
+    jax.errors.NonConcreteBooleanIndexError,
+)
+_needs_concrete: set[Any] = set()  # code objects of functions that read values while running
+
+
+def trace(
+    body: Callable[..., Any],
+    primals: Sequence[Any],
+    bind_uids: Sequence[int],
+    source: Any = None,
+    fetch: Callable[[], list[Any]] | None = None,
+) -> Program:
+    """Run `body(*primals)` once, with `bind_uids[i]` reading `primals[i]`.
+
+    `primals` may be arrays or abstract values (`jax.core.ShapedArray`); `fetch` then
+    gives their values if `source` (the user's function, named in errors and warnings)
+    turns out to need concrete values: it runs on those under `jax.linearize`.
     """
+    code = getattr(source, "__code__", None)
+    if code is not None and code in _needs_concrete and _can_run_concretely(primals):
+        return _linearize(body, fetch() if fetch else list(primals), bind_uids)
+    try:
+        return _trace(body, primals, bind_uids, source)
+    except _CONCRETIZATION:
+        if not _can_run_concretely(primals):
+            raise
+        values = fetch() if fetch else list(primals)
+        if any(isinstance(v, Tracer) for v in values):
+            raise
+        if code is not None:
+            _needs_concrete.add(code)
+        name = getattr(source, "__qualname__", None) or repr(source)
+        warnings.warn(
+            f"'{name}' reads the values of arrays while it runs (Python control flow, "
+            "int(), .item(), ...), so it cannot be traced: its first call ran twice, and "
+            "from now on it runs eagerly, op by op (slower). Inside tf.jit such code "
+            "must use jax.lax.cond / jnp.where instead.",
+            stacklevel=4,
+        )
+        return _linearize(body, values, bind_uids)
+
+
+def _can_run_concretely(primals: Sequence[Any]) -> bool:
+    return (
+        not tracing()
+        and _store.current() is None
+        and not any(isinstance(p, Tracer) for p in primals)
+    )
+
+
+def _linearize(body: Callable[..., Any], values: list[Any], bind_uids: Sequence[int]) -> Program:
+    """Run body on real values under `jax.linearize`: value-dependent Python works."""
+    frames: list[_store.Frame] = []
+
+    def fun(*xs: Any) -> Any:
+        with _store.bind(dict(zip(bind_uids, xs))) as frame:
+            frames.append(frame)
+            y = _as_output(body(*xs))
+        return y, list(frame.writes().values())
+
+    try:
+        y, linear, writes = jax.linearize(fun, *values, has_aux=True)
+    except BaseException:
+        for frame in frames:
+            for var in frame.created.values():
+                var.dispose()
+        raise
+    # Connection is data flow into the linearized program (tf.stop_gradient keeps its
+    # input in that flow with a zero tangent, so it counts as connected).
+    tangents = [jax.ShapeDtypeStruct(jnp.shape(v), _tangent_dtype(v)) for v in values]
+    linear_jaxpr = jax.make_jaxpr(linear)(*tangents).jaxpr
+    connected = tuple(needed_inputs(linear_jaxpr, [True]))
+    frame = frames[0]
+    return Program(
+        jaxpr=None,
+        consts=[],
+        y_aval=jax.ShapeDtypeStruct(jnp.shape(y), y.dtype),
+        write_uids=tuple(frame.written),
+        created=frame.created,
+        connected=connected,
+        needed=(True,) * len(values),
+        concrete=_Linearized(y, linear, values, writes),
+    )
+
+
+def _tangent_dtype(x: Any) -> Any:
+    dtype = jnp.result_type(x)
+    return dtype if jnp.issubdtype(dtype, jnp.inexact) else jax.dtypes.float0
+
+
+def _trace(
+    body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[int], source: Any
+) -> Program:
     frames: list[_store.Frame] = []
 
     def flat(*xs: Any) -> Any:
@@ -58,18 +164,18 @@ def trace(body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[
         return [y, *writes.values()], tuple(writes)
 
     try:
-        closed, (avals, write_uids) = _make_jaxpr(flat, primals)
+        closed, (avals, write_uids) = _make_jaxpr(flat, primals, source)
     except BaseException:
         for frame in frames:
             for var in frame.created.values():
                 var.dispose()
         raise
-    jaxpr = closed.jaxpr
+    jaxpr, consts = lift_float_literals(closed.jaxpr, list(closed.consts))
     connected = needed_inputs(jaxpr, [True] + [False] * len(write_uids))
     needed = needed_inputs(jaxpr, [True] * (1 + len(write_uids)))
     return Program(
         jaxpr=jaxpr,
-        consts=list(closed.consts),
+        consts=consts,
         y_aval=avals,
         write_uids=write_uids,
         created=frames[0].created,
@@ -78,7 +184,7 @@ def trace(body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[
     )
 
 
-def _make_jaxpr(flat: Callable[..., Any], primals: Sequence[Any]) -> Any:
+def _make_jaxpr(flat: Callable[..., Any], primals: Sequence[Any], source: Any) -> Any:
     extra: list[Any] = []
 
     def only_arrays(*xs: Any) -> Any:
@@ -87,7 +193,7 @@ def _make_jaxpr(flat: Callable[..., Any], primals: Sequence[Any]) -> Any:
         return outs
 
     avals = [x if isinstance(x, ShapedArray) else jax.typeof(x) for x in primals]
-    return trace_to_jaxpr(only_arrays, avals), extra[0]
+    return trace_to_jaxpr(only_arrays, avals, source), extra[0]
 
 
 def _as_output(y: Any) -> Any:
@@ -138,6 +244,8 @@ def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[
     traced again (the rules may read Python state) and is keyed by what that computes.
     """
     with_dy = dy is not None
+    if program.concrete is not None:
+        return _transpose(program, dy)
     eager = program.eager and not any(isinstance(x, Tracer) for x in (*xs, dy))
     jaxpr, connected, consts = program.jaxpr, program.connected, program.consts
     if not eager or has_callbacks(jaxpr):
@@ -161,6 +269,14 @@ def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[
         return _vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
 
     return _cached(key, lambda: compiled)(consts, xs, dy)
+
+
+def _transpose(program: Program, dy: Any) -> tuple[Any, list[Any], list[Any]]:
+    y, linear, primals, writes = program.concrete
+    seed = jnp.ones_like(y) if dy is None else dy
+    cotangents = jax.linear_transpose(linear, *primals)(seed)
+    grads = [ct for ct, c in zip(cotangents, program.connected) if c]
+    return y, grads, writes
 
 
 def _evaluate(jaxpr: Any) -> Callable[..., Any]:

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.core import Tracer
 
-from . import _trace
+from . import _store, _trace
 from ._tensors import ArrayLike, convert, dtype_name, js_shape
 from .variables import Variable, _js_key_order, registered_variables
 
@@ -104,7 +104,7 @@ def grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., jax.Array]:
     def gradient(x: ArrayLike, dy: ArrayLike | None = None) -> jax.Array:
         x = _differentiable(convert(x, argument="x", fn="tf.grad"), "x", "grad")
         dy = _convert_dy(dy, "grad")
-        program = _trace.trace(f, [x], ())
+        program = _trace.trace(f, [x], (), f)
         _check_dy_shape(program, dy, "grad(f)(x, dy)", "f(x)")
         return _run(program, [x], dy)[1][0]
 
@@ -128,7 +128,7 @@ def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[jax.Array]]:
             "The args passed in grads(f)(args) must be an array of `Tensor`s or `TensorLike`s",
         )
         dy = _convert_dy(dy, "grads")
-        program = _trace.trace(f, xs, ())
+        program = _trace.trace(f, xs, (), f)
         _check_dy_shape(program, dy, "grads(f)([x1,...], dy)", "f([x1,...])")
         return _run(program, xs, dy)[1]
 
@@ -158,7 +158,7 @@ def value_and_grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., ValueAn
                 raise TypeError(
                     "The dy passed in valueAndGrad(f)(x, dy) must be a tensor"
                 ) from None
-        program = _trace.trace(f, [x], ())
+        program = _trace.trace(f, [x], (), f)
         _check_dy_shape(program, dy, "valueAndGrad(f)(x, dy)", "f(x)")
         y, (g,) = _run(program, [x], dy)
         return ValueAndGrad(y, g)
@@ -189,7 +189,7 @@ def value_and_grads(f: Callable[..., ArrayLike]) -> Callable[..., ValueAndGrads]
                 raise TypeError(
                     "The dy passed in valueAndGrads(f)(args, dy) must be a tensor"
                 ) from None
-        program = _trace.trace(f, xs, ())
+        program = _trace.trace(f, xs, (), f)
         _check_dy_shape(program, dy, "valueAndGrads(f)([x1,...], dy)", "f([x1,...])")
         y, gs = _run(program, xs, dy)
         return ValueAndGrads(y, gs)
@@ -238,6 +238,8 @@ def variable_grads(
                 "The varList passed in variableGrads(f, varList) must be an array of variables"
             )
         candidates = list(var_list)
+        for v in candidates:  # the result's None entries depend on these flags
+            _store.note_flag(v._uid, v._trainable)
     trainable = [v for v in candidates if v.trainable]
     if not trainable:
         raise ValueError(
@@ -247,7 +249,11 @@ def variable_grads(
     # Trace on shapes alone: a variable is read only if the program needs its value,
     # so tf.jit threads just the state a loss really uses.
     program = _trace.trace(
-        lambda *_: f(), [v.aval() for v in trainable], [v._uid for v in trainable]
+        lambda *_: f(),
+        [v.aval() for v in trainable],
+        [v._uid for v in trainable],
+        f,
+        fetch=lambda: [v.read() for v in trainable],
     )
     connected = [v for v, c in zip(trainable, program.connected) if c]
     if not connected:
@@ -272,14 +278,31 @@ def variable_grads(
     return VariableGrads(value, {name: by_name[name] for name in _js_key_order(by_name)})
 
 
+@jax.custom_jvp
+def _stop(x: Any) -> Any:
+    return jax.lax.stop_gradient(x)
+
+
+@_stop.defjvp
+def _stop_jvp(primals: Any, tangents: Any) -> Any:
+    # A zero tangent that still flows from x: differentiated on real values (under
+    # jax.linearize), x stays connected to the output, as tfjs's rules say.
+    (x,), (t,) = primals, tangents
+    return _stop(x), t if t.dtype == jax.dtypes.float0 else t * 0
+
+
 def stop_gradient(x: ArrayLike) -> jax.Array:
-    """x's value with its gradient blocked (`lax.stop_gradient`).
+    """x's value with its gradient blocked: its inputs get zero gradients, and still count
+    as used by the output (no "Cannot compute gradient" error).
+
+    tfjs 4.22 has no `tf.stopGradient`; this follows the seed document and
+    `jax.lax.stop_gradient`.
 
     >>> import tfjs_grad as tf
     >>> tf.grad(lambda x: tf.stop_gradient(x) ** 2)(tf.tensor1d([1, 2, 3])).tolist()
     [0.0, 0.0, 0.0]
     """
-    return jax.lax.stop_gradient(convert(x, argument="x", fn="stopGradient"))
+    return _stop(convert(x, argument="x", fn="stopGradient"))
 
 
 def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:

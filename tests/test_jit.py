@@ -238,3 +238,48 @@ def test_state_created_from_traced_values_on_the_first_call_starts_from_its_init
     step()
     step()
     np.testing.assert_array_equal(acc["m"].value, [2.0, 2.0, 2.0])
+
+
+def test_a_batch_fetched_inside_the_step_warns_once_and_arguments_do_not():
+    w = tf.variable(tf.zeros([784, 10]), name="w")
+    opt = tf.train.sgd(0.1)
+    batches = iter([np.ones((64, 784), np.float32) * k for k in range(1, 4)])
+
+    @tf.jit
+    def step():
+        xs = jnp.asarray(next(batches))  # mnist-core fetches its batch inside the step
+        return opt.minimize(lambda: jnp.mean((xs @ w) ** 2), True)
+
+    with pytest.warns(UserWarning, match=r"\(64, 784\) float32 array .* Pass it as an argument"):
+        step()
+    step()  # once per function
+
+    @tf.jit
+    def step_with_argument(xs):
+        return opt.minimize(lambda: jnp.mean((xs @ w) ** 2), True)
+
+    @tf.jit(allow_constants=True)
+    def step_with_table():
+        return (w * jnp.ones((784, 10))).sum()
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        step_with_argument(jnp.ones((64, 784)))
+        step_with_table()
+        tf.jit(lambda: (w * jnp.ones(10)).sum())()  # small constants never warn
+
+
+def test_static_argnums_takes_an_int_or_a_tuple_and_names():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    by_int = tf.jit(lambda x, k: w * x * k, static_argnums=1)
+    by_tuple = tf.jit(lambda x, k: w * x * k, static_argnums=(1,))
+    by_name = tf.jit(lambda x, k: w * x * k, static_argnames="k")
+    for step in (by_int, by_tuple):
+        np.testing.assert_allclose(step(jnp.ones(2), 3), [3.0, 6.0])
+        traces = step.trace_count
+        np.testing.assert_allclose(step(jnp.ones(2), 4), [4.0, 8.0])
+        np.testing.assert_allclose(step(jnp.ones(2), 3), [3.0, 6.0])
+        assert step.trace_count == traces + 1  # a new static value traces once
+    np.testing.assert_allclose(by_name(jnp.ones(2), k=5), [5.0, 10.0])

@@ -61,14 +61,15 @@ def lift_float_literals(jaxpr: Any, consts: list[Any]) -> tuple[Any, list[Any]]:
     for eqn in jaxpr.eqns:
         invars, changed = list(eqn.invars), False
         for i, atom in enumerate(invars):
+            aval: Any = getattr(atom, "aval", None)
             if (
                 isinstance(atom, jcore.Literal)
-                and atom.aval.shape == ()
-                and np.issubdtype(atom.aval.dtype, np.floating)
+                and aval.shape == ()
+                and np.issubdtype(aval.dtype, np.floating)
             ):
-                invars[i] = jcore.Var(atom.aval)
+                invars[i] = jcore.Var(aval)
                 lifted.append(invars[i])
-                values.append(np.asarray(atom.val, atom.aval.dtype))
+                values.append(np.asarray(atom.val, aval.dtype))
                 changed = True
         eqns.append(eqn.replace(invars=invars) if changed else eqn)
     if not lifted:

@@ -21,6 +21,7 @@ binds them in the store while `fn` traces, and commits the results afterwards.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,10 @@ from . import _store
 from ._jax_internals import trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks
 from .variables import TracedAssignError, Variable, _epoch, epoch, variable_by_uid
+
+# Arrays of at least this many elements captured from Python (not Variables, not
+# arguments) make tf.jit warn: they are baked into the program as constants.
+CONSTANT_WARNING_SIZE = 256
 
 # Argument types that can hold no Variable: calls with only these skip the pytree walk.
 _PLAIN = frozenset({type(jnp.zeros(())), np.ndarray, float, int, bool, type(None), str})
@@ -129,6 +134,8 @@ class Jitted:
         functools.update_wrapper(self, fn)
         self._fn = fn
         self.trace_count = 0
+        self._allow_constants = bool(jit_kwargs.pop("allow_constants", False))
+        self._warned = False
         for forbidden in ("donate_argnums", "donate_argnames"):
             if forbidden in jit_kwargs:
                 raise ValueError(f"tf.jit manages donation itself; '{forbidden}' is not accepted")
@@ -208,6 +215,7 @@ class Jitted:
         self._one_off = miss
         if layout.donate and has_callbacks(closed.jaxpr):
             raise _MustNotDonate()
+        self._check_constants(closed.consts)
         with jax.disable_jit(rerun):  # op by op, so the NaN check names the op
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *(leaves[i] for i in dynamic))
         n_new, n_extra = len(layout.written), len(info["extra"])
@@ -220,6 +228,25 @@ class Jitted:
             for v, s in zip(new, layout.shardings)
         ]
         return jax.tree.unflatten(info["out_tree"], out), new, dict(zip(info["extra"], extra))
+
+    def _check_constants(self, consts: list[Any]) -> None:
+        """Warn (once) about a data-like array captured from Python: it is baked into the
+        program, so every later call would silently reuse its first value."""
+        if self._allow_constants or self._warned:
+            return
+        for const in consts:
+            if not isinstance(const, Tracer) and np.size(const) >= CONSTANT_WARNING_SIZE:
+                self._warned = True
+                warnings.warn(
+                    f"tf.{self._api} step '{getattr(self._fn, '__qualname__', 'fn')}' reads a "
+                    f"{np.shape(const)} {np.result_type(const)} array that is neither a "
+                    "Variable nor an argument (e.g. a batch fetched inside the step): it is "
+                    "baked into the compiled program, and every later call reuses the value "
+                    "it had on the first call. Pass it as an argument; if it is meant to be "
+                    f"a constant, use tf.{self._api}(fn, allow_constants=True).",
+                    stacklevel=4,
+                )
+                return
 
     def _layout_miss(self, frame: _store.Frame, layout: _Layout) -> _LayoutMiss | None:
         newborn = set(frame.created)
@@ -467,6 +494,8 @@ def jit(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any:
     After each call the Variables hold their new values. Calls with inputs of the same
     shapes reuse the compiled program; `.trace_count` says how often it was traced.
     Keyword arguments go to `jax.jit` (`static_argnums=1` or `(1,)`, `static_argnames`).
+    A step that reads an array of 256 or more elements that is neither a Variable nor an
+    argument warns once (it would be baked in); `allow_constants=True` silences that.
 
     >>> import tfjs_grad as tf
     >>> w = tf.variable(tf.tensor1d([1, 2]), name="doc_jit_w")

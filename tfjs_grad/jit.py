@@ -21,7 +21,9 @@ binds them in the store while `fn` traces, and commits the results afterwards.
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
+from itertools import repeat as _repeat
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +36,9 @@ from . import _store
 from ._jax_internals import trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks
 from .variables import TracedAssignError, Variable, _epoch, epoch, variable_by_uid
+
+_buffer_of = operator.attrgetter("_buffer")
+_shared_of = operator.attrgetter("_shared")
 
 # Arrays of at least this many elements captured from Python (not Variables, not
 # arguments) make tf.jit warn: they are baked into the program as constants.
@@ -324,15 +329,15 @@ class Jitted:
                 if layout.donate and _debug_checks():
                     layout = self._make_layout(donate=False)
                     call = self._program(layout)
-                self._newborn, self._one_off = [], None
                 try:
-                    donated = []
-                    for var in self._written:
-                        buffer = var._buffer
-                        if var._shared or buffer is None:
-                            buffer = var._lend() if layout.donate else var._peek()
-                        donated.append(buffer)
-                    kept = [var._peek() for var in self._read]
+                    written = self._written
+                    donated = list(map(_buffer_of, written))
+                    if None in donated or any(map(_shared_of, written)):
+                        lend = Variable._lend if layout.donate else Variable._peek
+                        donated = [lend(var) for var in written]
+                    kept = list(map(_buffer_of, self._read))
+                    if None in kept:
+                        kept = [var._peek() for var in self._read]
                     out, new, extra = call(donated, kept, *args, **kwargs)
                     if not layout.donate:  # a failure at run time must show before commit
                         jax.block_until_ready((out, new, extra))
@@ -346,9 +351,11 @@ class Jitted:
                 except BaseException:
                     self._discard_newborn()
                     raise
-            for var, value in zip(self._written, new):
-                var._buffer = value  # Variable._commit, inlined: this loop is per step
-                var._shared = False
+            # Variable._commit for each, as C-level loops: this runs on every step
+            written = self._written
+            list(map(setattr, written, _repeat("_buffer"), new))
+            if any(map(_shared_of, written)):
+                list(map(setattr, written, _repeat("_shared"), _repeat(False)))
             if extra:
                 for uid, value in extra.items():
                     if (var := variable_by_uid(uid)) is not None:
@@ -364,7 +371,7 @@ class Jitted:
         """Variables born in a trace or call that failed never get a value: dispose them."""
         for var in self._newborn:
             var.dispose()
-        self._newborn = []
+        self._newborn, self._one_off = [], None
 
     def _under_outer_transform(self, args: Any, kwargs: Any) -> Any:
         """Under jax.jit/vmap/grad/scan: a step that only reads Variables composes (they

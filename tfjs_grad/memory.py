@@ -19,7 +19,7 @@ import jax
 
 from . import _scope
 from ._jax_internals import tracing
-from .variables import Variable, live_variables
+from .variables import Variable, variable_buffer_ids
 
 T = TypeVar("T")
 
@@ -93,16 +93,12 @@ def dispose(x: Any) -> None:
         return
     found: dict[int, Any] = {}
     _walk(x, found, set())
-    owned_by_variables = _variable_buffers()
+    owned_by_variables = variable_buffer_ids()
     for obj in found.values():
         if isinstance(obj, Variable):
             obj.dispose()
         elif id(obj) not in owned_by_variables and not obj.is_deleted():
             obj.delete()
-
-
-def _variable_buffers() -> set[int]:
-    return {id(v._buffer) for v in live_variables() if v._buffer is not None}
 
 
 @overload
@@ -144,10 +140,11 @@ def tidy(name_or_fn: Any, fn: Any = None) -> Any:
         finally:
             keep_ids: dict[int, Any] = {}
             _walk(result, keep_ids, set())
-            protected = set(keep_ids) | set(_kept) | _variable_buffers()
-            for ref in made:
-                array = ref()
-                if array is not None and id(array) not in protected and not array.is_deleted():
-                    array.delete()
+            made = [array for ref in made if (array := ref()) is not None]
+            if made:
+                protected = set(keep_ids) | set(_kept) | variable_buffer_ids()
+                for array in made:
+                    if id(array) not in protected and not array.is_deleted():
+                        array.delete()
     _scope.track(result)  # what a nested tidy returns belongs to the enclosing one
     return result

@@ -488,6 +488,11 @@ def live_variables() -> list[Variable]:
     return list(_by_uid.values())
 
 
+def variable_buffer_ids() -> set[int]:
+    """ids of the live Variables' current buffers (which `tidy`/`dispose` never free)."""
+    return {id(v._buffer) for v in list(_by_uid.values()) if v._buffer is not None}
+
+
 def variable_by_uid(uid: int) -> Variable | None:
     return _by_uid.get(uid)
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import functools
 import operator
 import warnings
-from itertools import repeat as _repeat
 from collections.abc import Callable
+from itertools import repeat as _repeat
 from typing import Any
 
 import jax

@@ -92,7 +92,7 @@ def save_checkpoint(
         "optimizers": [
             {
                 "class_name": opt.class_name,
-                "names": list(opt._names),
+                "names": list(opt._layout.names),
                 "weights": {
                     label: add(f"o{j}_{k}", f"optimizers[{j}]/{label}", var)
                     for k, (label, var) in enumerate(_optimizer_variables(opt).items())
@@ -246,9 +246,9 @@ def _check_eager(fn: str) -> None:
 
 
 def _optimizer_variables(opt: Optimizer) -> dict[str, Variable]:
-    """label -> Variable for all of an optimizer's state: 'iter', then each slot."""
-    state = [opt._iterations, *opt._state_leaves]
-    return {v.name.removeprefix(opt._prefix + "/"): v for v in state}
+    """label -> Variable for all of an optimizer's state: 'iter', then each state entry."""
+    opt._tracked()
+    return {opt._label(v): v for v in (opt._iterations, *opt._layout.leaves)}
 
 
 def _dtype(dtype: Any) -> str:
@@ -332,7 +332,7 @@ def _check_optimizer(
             f"restore_checkpoint: optimizers[{j}] has state for Variable '{missing[0]}', "
             "which is not live"
         )
-    extra = [n for n in opt._names if n not in saved["names"]]
+    extra = [n for n in opt._layout.names if n not in saved["names"]]
     if extra:
         raise ValueError(
             f"restore_checkpoint: optimizers[{j}] holds state for Variable '{extra[0]}', "
@@ -392,22 +392,11 @@ def _check_stored_chunks(path: str, step: int, entries: dict[str, Any]) -> None:
 @contextlib.contextmanager
 def _rolled_back_on_error(opts: list[Optimizer]) -> Iterator[None]:
     """Undo `_ensure_state` (new slot Variables) if a later check fails."""
-    saved = [(o._names, o._state, o._state_leaves, o._state_def) for o in opts]
-    try:
+    with contextlib.ExitStack() as stack:
+        for opt in opts:
+            opt._tracked()
+            stack.enter_context(opt._transaction())
         yield
-    except BaseException:
-        for opt, (names, state, leaves, state_def) in zip(opts, saved):
-            kept = {v._uid for v in leaves}
-            for var in opt._state_leaves:
-                if var._uid not in kept:
-                    var.dispose()
-            opt._names, opt._state, opt._state_leaves, opt._state_def = (
-                names,
-                state,
-                leaves,
-                state_def,
-            )
-        raise
 
 
 # -- reading ---------------------------------------------------------------------------

@@ -275,7 +275,7 @@ def test_a_failure_after_slots_were_made_leaves_the_optimizer_as_it_was(tmp_path
     with pytest.raises(ValueError, match="simulated"):
         tf.train.restore_checkpoint(tmp_path, optimizers=[fresh.opt])
     _assert_unchanged(before)  # no slot Variables left behind either
-    assert fresh.opt._names == () and fresh.opt.get_weights()[1:] == []
+    assert fresh.opt._layout.names == () and fresh.opt.get_weights()[1:] == []
 
 
 def test_unknown_or_missing_variables_and_mismatched_optimizers_raise(tmp_path):

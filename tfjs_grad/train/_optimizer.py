@@ -16,6 +16,7 @@ entry is checked against the shape and dtype it replaces before anything is writ
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -179,10 +180,13 @@ class Optimizer:
             targets.append(var)
             if g is not None:
                 grads[name] = _checked_gradient(name, g, var)
-        self._tracked()
-        with self._transaction():
-            variables = self._ensure_state(targets)
-            self._step(variables, grads)
+        tracked = self._tracked()
+        saved = self._layout
+        try:
+            self._step(self._ensure_state(targets, tracked), grads)
+        except BaseException:
+            self._roll_back(saved)
+            raise
 
     # -- the learning rate ------------------------------------------------------------
     @property
@@ -276,9 +280,13 @@ class Optimizer:
                 self._restructure(live, lambda: _initial_values(live))
         return live
 
-    def _ensure_state(self, targets: Sequence[Variable]) -> list[Variable]:
-        """Track `targets` too (fresh slots for the new ones); returns every tracked Variable."""
-        tracked = self._tracked()
+    def _ensure_state(
+        self, targets: Sequence[Variable], tracked: list[Variable] | None = None
+    ) -> list[Variable]:
+        """Track `targets` too (fresh slots for the new ones); returns every tracked Variable.
+
+        `tracked` is `self._tracked()` when the caller has it already."""
+        tracked = self._tracked() if tracked is None else tracked
         known = set(self._layout.uids)
         new = [v for v in dict.fromkeys(targets) if v._uid not in known]
         if not new and self._layout.treedef is not None:
@@ -361,13 +369,17 @@ class Optimizer:
         try:
             yield
         except BaseException:
-            kept = {id(v) for v in saved.leaves}
-            for var in self._layout.leaves:
-                if id(var) not in kept:
-                    var.dispose()
+            self._roll_back(saved)
+            raise
+
+    def _roll_back(self, saved: _Layout) -> None:
+        kept = {id(v) for v in saved.leaves}
+        for var in self._layout.leaves:
+            if id(var) not in kept:
+                var.dispose()
+        if self._layout is not saved:
             self._layout = saved
             self._compiled = {}
-            raise
 
     def _step(self, variables: list[Variable], grads: dict[str, Any]) -> None:
         layout = self._layout
@@ -747,12 +759,17 @@ def _checked_gradient(name: str, g: Any, var: Variable) -> Any:
             f"apply_gradients: the gradient for '{name}' has shape {tuple(g.shape)}, "
             f"but the variable has shape {var.shape}"
         )
-    if not jnp.issubdtype(var.dtype, jnp.inexact):
+    if not _is_inexact(var.dtype):
         raise ValueError(
             f"apply_gradients: Variable '{name}' has dtype {dtype_name(var.dtype)}; "
             "only float variables can be updated"
         )
-    return g.astype(var.dtype)
+    return g if g.dtype == var.dtype else g.astype(var.dtype)
+
+
+@functools.cache
+def _is_inexact(dtype: Any) -> bool:
+    return bool(jnp.issubdtype(dtype, jnp.inexact))
 
 
 def _iteration_count(value: Any) -> int:

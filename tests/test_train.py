@@ -629,3 +629,18 @@ def test_bad_set_weights_changes_nothing():
     assert len(tf.registered_variables()) == slots + 1  # `other`, and no slots for it
     np.testing.assert_array_equal(other.value, [5.0])
     np.testing.assert_array_equal(w.value, w_before)
+
+
+def test_a_variable_squatting_on_a_slot_name_fails_the_step_and_changes_nothing():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    opt = tf.train.adam(0.1)
+    squatter = tf.variable(tf.tensor1d([0.0]), name=opt._prefix + "/w/v")
+    before = sorted(tf.registered_variables())
+    with pytest.raises(ValueError, match="already registered"):
+        opt.minimize(lambda: jnp.sum(w**2))
+    assert sorted(tf.registered_variables()) == before
+    np.testing.assert_array_equal(w.value, [1.0, 2.0])
+    assert [n for n, _ in opt.get_weights()] == ["iter"] and squatter.value.tolist() == [0.0]
+    squatter.dispose()
+    opt.minimize(lambda: jnp.sum(w**2))
+    assert opt.iterations == 1

@@ -342,17 +342,22 @@ class Optimizer:
             init_leaves = jax.tree.leaves(init)
         else:
             init_leaves = [None] * len(keys)
-        kept_ids = {id(old[k]) for k in keys if k in old}
+        leaves: list[Variable] = []
+        try:
+            for key, path, owner, value in zip(keys, paths, owners, init_leaves):
+                label = _label(path, owner, names, self._label_skips)
+                leaves.append(old[key] if key in old else self._slot(label, value))
+        except BaseException:  # e.g. a name taken: nothing changes
+            for var in leaves:
+                if all(var is not kept for kept in before.leaves):
+                    var.dispose()
+            raise
+        kept = {id(v) for v in leaves}
         for var in before.leaves:
-            if id(var) not in kept_ids:
+            if id(var) not in kept:
                 var.dispose()
-        skips = self._label_skips
-        leaves = tuple(
-            old[key] if key in old else self._slot(_label(path, owner, names, skips), value)
-            for key, path, owner, value in zip(keys, paths, owners, init_leaves)
-        )
         self._layout = _Layout(
-            uids, names, leaves, tuple(owners), tuple(paths), treedef, next(_layout_ids)
+            uids, names, tuple(leaves), tuple(owners), tuple(paths), treedef, next(_layout_ids)
         )
         self._compiled = {}
 
@@ -587,6 +592,7 @@ class Optimizer:
         for var in self._layout.leaves:
             var.dispose()
         self._layout = _Layout()
+        self._compiled = {}
 
     def _check_alive(self) -> None:
         if self._disposed:

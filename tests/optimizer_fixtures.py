@@ -18,8 +18,17 @@ X = jnp.asarray(PROBLEM["X"], jnp.float32)
 Y = jnp.asarray(PROBLEM["Y"], jnp.float32)
 
 
+_alive: list[dict[str, tf.Variable]] = []
+
+
 def make_variables() -> dict[str, tf.Variable]:
-    return {n: tf.variable(jnp.asarray(PROBLEM["init"][n], jnp.float32), name=n) for n in NAMES}
+    """The problem's Variables, referenced here until the next call (as a script's globals
+    would be): an optimizer keeps slots only for Variables that are still alive."""
+    variables = {
+        n: tf.variable(jnp.asarray(PROBLEM["init"][n], jnp.float32), name=n) for n in NAMES
+    }
+    _alive[:] = [variables]
+    return variables
 
 
 def loss_fn(v: dict[str, tf.Variable], kind: str):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import importlib.metadata
+import json
 import os
 import pathlib
 import pickle
+import re
 import shutil
 import signal
 import subprocess
@@ -15,6 +19,8 @@ import time
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 from scaleout import SCRIPTS, mlp
 
 import tfjs_grad as tf
@@ -275,7 +281,7 @@ def test_a_failure_after_slots_were_made_leaves_the_optimizer_as_it_was(tmp_path
     with pytest.raises(ValueError, match="simulated"):
         tf.train.restore_checkpoint(tmp_path, optimizers=[fresh.opt])
     _assert_unchanged(before)  # no slot Variables left behind either
-    assert fresh.opt._names == () and fresh.opt.get_weights()[1:] == []
+    assert fresh.opt._layout.names == () and fresh.opt.get_weights()[1:] == []
 
 
 def test_unknown_or_missing_variables_and_mismatched_optimizers_raise(tmp_path):
@@ -346,3 +352,252 @@ def test_saving_inside_tf_jit_raises(tmp_path):
     with pytest.raises(ValueError, match="cannot run inside a transform"):
         step()
     assert v.value.tolist() == [1, 1]
+
+
+# -- hostile manifests (issue #13) ----------------------------------------------------------
+def _manifest_file(directory, step=0):
+    return pathlib.Path(directory) / str(step) / "manifest" / "metadata"
+
+
+def _edit_manifest(directory, edit, step=0):
+    path = _manifest_file(directory, step)
+    manifest = json.loads(path.read_text())
+    edit(manifest)
+    path.write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("declared", [(3, 2), (6,), (2, 2)])
+def test_a_manifest_claiming_the_targets_shape_is_caught_by_the_stored_arrays_shape(
+    tmp_path, declared
+):
+    w = tf.variable(tf.ones([2, 3]), name="w")
+    tf.train.save_checkpoint(tmp_path, [w])
+    w.dispose()
+    w = tf.variable(jnp.full(declared, 7.0), name="w")
+    _edit_manifest(tmp_path, lambda m: m["entries"]["v0"].update(shape=list(declared)))
+    with pytest.raises(
+        ValueError, match=r"entry 'w' claims shape .* but its stored array has shape \(2, 3\)"
+    ):
+        tf.train.restore_checkpoint(tmp_path, [w])
+    np.testing.assert_array_equal(w.value, np.full(declared, 7.0))
+
+
+def test_a_manifest_claiming_the_targets_dtype_is_caught_by_the_stored_arrays_dtype(tmp_path):
+    n = tf.variable(jnp.array([1, 2], jnp.int32), name="n")
+    tf.train.save_checkpoint(tmp_path, [n])
+    n.dispose()
+    n = tf.variable(tf.tensor1d([5.0, 5.0]), name="n")
+    _edit_manifest(tmp_path, lambda m: m["entries"]["v0"].update(dtype="float32"))
+    with pytest.raises(ValueError, match="entry 'n' claims .* stored array has shape .* int32"):
+        tf.train.restore_checkpoint(tmp_path, [n])
+    assert n.value.tolist() == [5.0, 5.0]
+
+
+def _set(path, value):
+    def edit(manifest):
+        *parents, last = path
+        node = manifest
+        for key in parents:
+            node = node[key]
+        node[last] = value
+
+    return edit
+
+
+def _delete(path):
+    def edit(manifest):
+        *parents, last = path
+        node = manifest
+        for key in parents:
+            node = node[key]
+        del node[last]
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (_set(["entries", "v0"], 5), r"entry 'v0' must be a dict"),
+        (_delete(["entries", "v0", "dtype"]), r"entry 'v0' lacks \['dtype'\]"),
+        (_set(["entries", "v0", "shape"], "2,3"), r"entry 'v0' \('w'\): 'shape' must be"),
+        (_set(["entries", "v0", "shape"], [2, -3]), r"entry 'v0' \('w'\): 'shape' must be"),
+        (_set(["entries", "v0", "shape"], [2.0, 3]), r"entry 'v0' \('w'\): 'shape' must be"),
+        (_set(["entries", "v0", "dtype"], "float99"), r"entry 'v0' \('w'\): 'dtype' must"),
+        (_set(["entries", "v0", "dtype"], "object"), r"entry 'v0' \('w'\): 'dtype' must"),
+        (_set(["entries", "v0", "name"], 3), r"entry 'v0': 'name' must be a str"),
+        (_set(["entries", "v0", "extra"], 1), r"entry 'v0' has unexpected \['extra'\]"),
+        (_set(["variables", "w"], "nope"), r"Variable 'w' refers to 'nope', which is not"),
+        (_set(["variables", "w"], ["v0"]), r"Variable 'w' refers to \['v0'\]"),
+        (_set(["optimizers"], {}), r"'optimizers' must be a list"),
+        (_set(["optimizers", 0], []), r"optimizers\[0\] must be a dict"),
+        (_set(["optimizers", 0, "names"], [1]), r"optimizers\[0\].names must be distinct"),
+        (_set(["optimizers", 0, "names"], ["w", "w"]), r"optimizers\[0\].names must be"),
+        (_delete(["optimizers", 0, "weights"]), r"optimizers\[0\] lacks \['weights'\]"),
+        (_set(["optimizers", 0, "weights", "iter"], "v0"), r"entry 'v0' is used twice"),
+        (
+            _set(["entries", "../v0"], {"name": "w", "shape": [], "dtype": "float32"}),
+            "entry key '../v0'",
+        ),
+        (_delete(["variables", "w"]), r"entry 'v0' \('w'\) is not used"),
+        (_set(["entries", "v0", "name"], "b"), r"entry 'v0' is named 'b', but Variable 'w'"),
+    ],
+)
+def test_a_malformed_manifest_raises_value_error_naming_the_entry(tmp_path, edit, match):
+    w = tf.variable(tf.ones([2, 3]), name="w")
+    opt = tf.train.adam(0.1)
+    opt.minimize(lambda: jnp.sum(w**2))
+    tf.train.save_checkpoint(tmp_path, [w], [opt])
+    opt.minimize(lambda: jnp.sum(w**2))
+    _edit_manifest(tmp_path, edit)
+    before = _snapshot()
+    with pytest.raises(ValueError, match="malformed: " + match):
+        tf.train.restore_checkpoint(tmp_path, [w], [opt])
+    _assert_unchanged(before)
+
+
+def test_a_variable_and_a_slot_mapped_to_one_entry_raise_and_restore_nothing(tmp_path):
+    w = tf.variable(tf.ones([2]), name="w")
+    opt = tf.train.momentum(0.1, 0.9)
+    opt.minimize(lambda: jnp.sum(w**2))
+    tf.train.save_checkpoint(tmp_path, [w], [opt])
+    opt.minimize(lambda: jnp.sum(w**2))
+
+    def alias(manifest):
+        slot = manifest["optimizers"][0]["weights"]["w/accumulation"]
+        manifest["optimizers"][0]["weights"]["w/accumulation"] = manifest["variables"]["w"]
+        del manifest["entries"][slot]
+
+    _edit_manifest(tmp_path, alias)
+    before = _snapshot()
+    with pytest.raises(ValueError, match="entry 'v0' is used twice"):
+        tf.train.restore_checkpoint(tmp_path, [w], [opt])
+    _assert_unchanged(before)
+
+
+def test_optimizer_state_in_var_list_is_refused_when_saving(tmp_path):
+    w = tf.variable(tf.ones([2]), name="w")
+    opt = tf.train.adam(0.1)
+    opt.minimize(lambda: jnp.sum(w**2))
+    slot = next(v for n, v in tf.registered_variables().items() if n.endswith("/w/m"))
+    with pytest.raises(ValueError, match="is state of optimizers\\[0\\]"):
+        tf.train.save_checkpoint(tmp_path, [w, slot], [opt])
+
+
+# -- fuzzing the manifest -------------------------------------------------------------------
+_REPLACEMENTS = [None, True, 0, -1, 1, 7, 2.5, "", "x", "v0", "v1", "o0_1", "o0_2", "w", "b"]
+_REPLACEMENTS += ["float32", "int32", "bfloat16", "float64", [], [3], [2, 3], [3, 2], [6], {}]
+_REPLACEMENTS += [{"name": "w", "shape": [2, 3], "dtype": "float32"}, ["w"], ["w", "b"]]
+
+
+def _nodes(tree, path=()):
+    yield path
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            yield from _nodes(value, (*path, key))
+    elif isinstance(tree, list):
+        for i, value in enumerate(tree):
+            yield from _nodes(value, (*path, i))
+
+
+def _mutate(manifest, data):
+    """One edit: delete, replace (with a constant or another node), add a key, or reorder
+    a dict's keys (harmless: the restore must then load exactly)."""
+    paths = [p for p in _nodes(manifest) if p]
+    path = data.draw(st.sampled_from(paths), label="path")
+    parent = manifest
+    for key in path[:-1]:
+        parent = parent[key]
+    kinds = ["delete", "constant", "copy", "add", "reorder"]
+    kind = data.draw(st.sampled_from(kinds), label="kind")
+    if kind == "reorder":
+        if isinstance(parent, dict):
+            items = list(parent.items())[::-1]
+            parent.clear()
+            parent.update(items)
+    elif kind == "delete":
+        del parent[path[-1]]
+    elif kind == "constant":
+        parent[path[-1]] = data.draw(st.sampled_from(_REPLACEMENTS), label="value")
+    elif kind == "copy":
+        source = manifest
+        for key in data.draw(st.sampled_from(paths), label="source"):
+            source = source[key]
+        parent[path[-1]] = json.loads(json.dumps(source))
+    elif isinstance(parent, dict):
+        parent[data.draw(st.sampled_from(["extra", "v9", "o0_9", "w"]), label="key")] = data.draw(
+            st.sampled_from(_REPLACEMENTS), label="value"
+        )
+    else:
+        parent.append(data.draw(st.sampled_from(_REPLACEMENTS), label="value"))
+
+
+@pytest.fixture
+def fuzz_checkpoint(tmp_path):
+    """A checkpoint of w, b, n and an Adam optimizer; the live values differ from it."""
+    w = tf.variable(tf.ones([2, 3]), name="w")
+    b = tf.variable(tf.tensor1d([1.0, 2.0, 3.0]), name="b")
+    n = tf.variable(jnp.array([4, 5], jnp.int32), name="n", trainable=False)
+    opt = tf.train.adam(0.1)
+    opt.minimize(lambda: jnp.sum(w**2) + jnp.sum(b**3))
+    tf.train.save_checkpoint(tmp_path, [w, b, n], [opt])
+    saved = {v.name: np.asarray(v.value) for v in (w, b, n)}
+    saved_opt = {k: np.asarray(v) for k, v in opt.get_weights()}
+    opt.minimize(lambda: jnp.sum(w**2) + jnp.sum(b**3))
+    n.assign(jnp.array([0, 0], jnp.int32))
+    opt.dispose()
+    live = {v.name: v.value for v in (w, b, n)}
+    yield tmp_path, _manifest_file(tmp_path).read_text(), live, saved, saved_opt
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_every_manifest_mutation_loads_exactly_or_raises_and_changes_nothing(fuzz_checkpoint, data):
+    directory, original, live, saved, saved_opt = fuzz_checkpoint
+    manifest = json.loads(original)
+    _mutate(manifest, data)
+    _manifest_file(directory).write_text(json.dumps(manifest))
+    tf.set_state(live)
+    fresh = tf.train.adam(0.1)
+    before = _snapshot()
+    try:
+        tf.train.restore_checkpoint(directory, optimizers=[fresh])
+    except ValueError as e:
+        assert "restore_checkpoint" in str(e)
+        event("raised: " + ("malformed manifest" if "malformed" in str(e) else "other"))
+        _assert_unchanged(before)
+        assert [name for name, _ in fresh.get_weights()] == ["iter"]
+    else:
+        event("loaded")
+        variables = tf.registered_variables()
+        for name, value in saved.items():
+            np.testing.assert_array_equal(variables[name].value, value, err_msg=name)
+        got = {k: np.asarray(v) for k, v in fresh.get_weights()}
+        assert sorted(got) == sorted(saved_opt)
+        for label, value in saved_opt.items():
+            np.testing.assert_array_equal(got[label], value, err_msg=label)
+    finally:
+        fresh.dispose()
+
+
+# -- packaging ------------------------------------------------------------------------------
+def test_every_third_party_import_of_the_package_is_a_declared_dependency():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    root = pathlib.Path(tf.__file__).parent
+    imported = set()
+    for source in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = imported - set(sys.stdlib_module_names) - {"tfjs_grad"}
+    project = tomllib.loads((root.parent / "pyproject.toml").read_text())["project"]
+    normalise = lambda name: re.sub(r"[-_.]+", "-", name).lower()  # noqa: E731
+    declared = {normalise(re.split(r"[<>=!~ ;\[]", d)[0]) for d in project["dependencies"]}
+    distributions = importlib.metadata.packages_distributions()
+    for module in sorted(third_party):
+        providers = {normalise(d) for d in distributions.get(module, [module])}
+        assert providers & declared, f"'import {module}' is not declared in pyproject.toml"

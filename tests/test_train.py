@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+
+import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
@@ -294,3 +297,350 @@ def test_variables_without_gradients_keep_their_values_and_slots(factory, presen
                     if slot.startswith(f"{name}/"):
                         np.testing.assert_array_equal(after_slots[slot], value)
     assert opt.iterations == 1 + len(present)
+
+
+# -- optimizer state lifecycle (issue #13) -------------------------------------------------
+def _weights(opt, prefix=""):
+    return {n: np.asarray(t) for n, t in opt.get_weights() if n.startswith(prefix)}
+
+
+@pytest.mark.parametrize("factory", sorted(_FACTORIES))
+def test_disposing_a_variable_drops_its_slots_and_the_others_train_as_if_it_never_was(factory):
+    a = tf.variable(tf.tensor1d([1.0, -2.0]), name="a")
+    c = tf.variable(tf.tensor1d([3.0, 4.0, 5.0]), name="c")
+    opt = _FACTORIES[factory]()
+    for _ in range(2):
+        opt.minimize(lambda: jnp.sum(a**2) + jnp.sum(c**3))
+    c.dispose()
+    opt.minimize(lambda: jnp.sum(a**2))
+    opt.minimize(lambda: jnp.sum(a**2))
+
+    twin = tf.variable(tf.tensor1d([1.0, -2.0]), name="twin")
+    twin_opt = _FACTORIES[factory]()
+    for _ in range(4):
+        twin_opt.minimize(lambda: jnp.sum(twin**2))
+    np.testing.assert_array_equal(a.value, twin.value)
+    assert not any(name.startswith("c/") for name in _weights(opt))
+    assert not any("/c/" in name for name in tf.registered_variables())
+
+
+@pytest.mark.parametrize("factory", sorted(_FACTORIES))
+@pytest.mark.parametrize(
+    "how, new_shape", [("dispose", (3,)), ("drop the last reference", ()), ("dispose", (2, 2))]
+)
+def test_a_new_variable_reusing_a_dead_ones_name_starts_with_fresh_slots(factory, how, new_shape):
+    a = tf.variable(tf.tensor1d([1.0, -2.0]), name="a")
+    opt = _FACTORIES[factory]()
+
+    def train_old_c():
+        c = tf.variable(tf.tensor1d([3.0, 4.0, 5.0]), name="c")
+        for _ in range(5):
+            opt.minimize(lambda: jnp.sum(a**2) + jnp.sum(c**3))
+        if how == "dispose":
+            c.dispose()
+
+    train_old_c()
+    gc.collect()
+    c = tf.variable(jnp.zeros(new_shape), name="c")
+    opt.apply_gradients({"a": tf.tensor1d([1.0, 1.0]), "c": jnp.zeros(new_shape)})
+
+    # On a zero gradient, fresh slots give what a fresh optimizer gives a fresh variable
+    # (zero moves nothing, but centered RMSProp divides by sqrt(-eps)); slots inherited by
+    # name moved the new 'c' (tfjs's momentum: to -368) or broadcast into it.
+    assert c.shape == new_shape and c.value.shape == new_shape
+    d = tf.variable(jnp.zeros(new_shape), name="d")
+    fresh = _FACTORIES[factory]()
+    fresh.apply_gradients({"d": jnp.zeros(new_shape)})
+    np.testing.assert_array_equal(c.value, d.value)
+    got, want = _weights(opt, "c/"), _weights(fresh, "d/")
+    assert [n[2:] for n in got] == [n[2:] for n in want]
+    for name in want:
+        np.testing.assert_array_equal(got["c/" + name[2:]], want[name], err_msg=name)
+
+
+def test_disposing_a_variable_between_compiled_steps():
+    a = tf.variable(tf.tensor1d([1.0, -2.0]), name="a")
+    c = tf.variable(tf.tensor1d([3.0]), name="c")
+    opt = tf.train.momentum(0.1, 0.9)
+    both = tf.jit(lambda: opt.minimize(lambda: jnp.sum(a**2) + jnp.sum(c**2)))
+    both()
+    c.dispose()
+    only_a = tf.jit(lambda: opt.minimize(lambda: jnp.sum(a**2)))
+    only_a()
+    c = tf.variable(tf.tensor1d([0.0]), name="c")
+    with_new_c = tf.jit(lambda: opt.minimize(lambda: jnp.sum(a**2) + jnp.sum(c * 0)))
+    with_new_c()
+    np.testing.assert_array_equal(c.value, [0.0])
+    np.testing.assert_array_equal(_weights(opt)["c/momentum"], [0.0])
+    assert opt.iterations == 3
+
+
+def _transformation(update):
+    """An optax transformation whose per-variable state is {'acc': zeros like params}."""
+    return optax.GradientTransformation(
+        lambda params: {"acc": jax.tree.map(jnp.zeros_like, params)}, update
+    )
+
+
+def _adds_an_axis(updates, state, params=None):
+    return jax.tree.map(lambda g: -0.1 * g[None], updates), state
+
+
+def _makes_the_slot_int(updates, state, params=None):
+    acc = jax.tree.map(lambda s, g: (s + g).astype(jnp.int32), state["acc"], updates)
+    return jax.tree.map(lambda g: -0.1 * g, updates), {"acc": acc}
+
+
+def _returns_a_list(updates, state, params=None):
+    return list(updates.values()), state
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize(
+    "update, match",
+    [
+        (_adds_an_axis, r"update for Variable 'w' has shape \(1, 3\), but the Variable has shape"),
+        (_makes_the_slot_int, r"state entry 'w/acc' from float32\[3\] into int32\[3\]"),
+        (_returns_a_list, "not a dict keyed by the variables' names"),
+    ],
+)
+def test_a_wrapped_transformation_that_changes_shapes_or_dtypes_raises_and_changes_nothing(
+    update, match, compiled
+):
+    w = tf.variable(tf.tensor1d([1.0, 2.0, 3.0]), name="w")
+    opt = tf.train.from_optax(_transformation(update))
+    step = (lambda f: tf.jit(f)) if compiled else (lambda f: f)
+    before = _weights(opt)
+    with pytest.raises(ValueError, match=match):
+        step(lambda: opt.minimize(lambda: jnp.sum(w**2)))()
+    assert w.shape == (3,) and w.value.shape == (3,)
+    np.testing.assert_array_equal(w.value, [1.0, 2.0, 3.0])
+    assert sorted(_weights(opt)) == sorted(before) and opt.iterations == 0
+    assert [n for n in tf.registered_variables() if "/w/" in n] == []
+
+
+def test_apply_gradients_with_the_same_name_twice_raises_and_changes_nothing():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    opt = tf.train.adam(0.1)
+    opt.apply_gradients({"w": tf.tensor1d([1.0, 1.0])})
+    before, w_before = _weights(opt), np.asarray(w.value)
+    with pytest.raises(ValueError, match="'w' appears twice"):
+        opt.apply_gradients(
+            [tf.NamedTensor("w", tf.tensor1d([1.0, 1.0])), {"name": "w", "tensor": None}]
+        )
+    after = _weights(opt)
+    for name in before:
+        np.testing.assert_array_equal(after[name], before[name])
+    np.testing.assert_array_equal(w.value, w_before)
+    assert opt.iterations == 1
+
+
+_RESUMABLE = {
+    **_FACTORIES,
+    "momentum_plain": lambda: tf.train.momentum(0.05, 0.5),
+    "adamax_default": lambda: tf.train.adamax(),
+    "rmsprop_plain": lambda: tf.train.rmsprop(0.01),
+    "sgd_schedule": lambda: tf.train.sgd(optax.linear_schedule(0.2, 0.0, 10)),
+    "optax_injected": lambda: tf.train.from_optax(
+        optax.inject_hyperparams(optax.adam)(learning_rate=0.05)
+    ),
+}
+
+
+@pytest.mark.parametrize("factory", sorted(_RESUMABLE))
+def test_set_weights_on_a_fresh_optimizer_resumes_an_uninterrupted_run_exactly(factory):
+    case = SCENARIOS["adam_default"]
+    variables = make_variables()
+    initial = {n: v.value for n, v in variables.items()}
+    phases = [phase_of(case, 1)] * 7
+
+    opt = _RESUMABLE[factory]()
+    for phase in phases:
+        run_step(opt, variables, phase)
+    uninterrupted = {n: np.asarray(v.value) for n, v in variables.items()}
+    opt.dispose()
+
+    tf.set_state(initial)
+    first = _RESUMABLE[factory]()
+    for phase in phases[:4]:
+        run_step(first, variables, phase)
+    weights = first.get_weights()
+    first.dispose()
+    resumed = _RESUMABLE[factory]()
+    resumed.set_weights(weights)
+    for phase in phases[4:]:
+        run_step(resumed, variables, phase)
+    for n in NAMES:
+        np.testing.assert_array_equal(variables[n].value, uninterrupted[n], err_msg=n)
+    assert resumed.iterations == len(phases)
+
+
+_LEARNING_RATE_FACTORIES = {
+    "sgd": lambda lr: tf.train.sgd(lr),
+    "momentum": lambda lr: tf.train.momentum(lr, 0.9, True),
+    "adagrad": lambda lr: tf.train.adagrad(lr),
+    "adadelta": lambda lr: tf.train.adadelta(lr),
+    "adam": lambda lr: tf.train.adam(lr),
+    "adamax": lambda lr: tf.train.adamax(lr, None, None, None, 0.1),
+    "rmsprop": lambda lr: tf.train.rmsprop(lr, None, 0.5, None, True),
+    "optax_injected": lambda lr: tf.train.from_optax(
+        optax.inject_hyperparams(optax.adamw)(learning_rate=lr)
+    ),
+}
+
+
+@pytest.mark.parametrize("factory", sorted(_LEARNING_RATE_FACTORIES))
+@pytest.mark.parametrize("how", ["setLearningRate", "assign", "compiled"])
+def test_a_new_learning_rate_acts_like_an_optimizer_built_with_it(factory, how):
+    """After 3 steps at rate 0.1, setting a rate continues exactly as an optimizer made
+    with that rate continues from the same state; a compiled step is not retraced."""
+    make = _LEARNING_RATE_FACTORIES[factory]
+    variables = make_variables()
+    phase = phase_of(SCENARIOS["adam_default"], 1)
+    opt = make(0.1)
+    step = tf.jit(lambda: run_step(opt, variables, phase)) if how == "compiled" else None
+    for _ in range(3):
+        step() if step else run_step(opt, variables, phase)
+    for rate in (0.02, 0.05):
+        reference = make(rate)
+        reference.set_weights(opt.get_weights())
+        if factory == "optax_injected":  # its weights carry the rate it had: give it its own
+            reference.set_learning_rate(rate)
+        state = {n: v.value for n, v in variables.items()}
+        if how == "assign":
+            opt.learningRate = rate
+        else:
+            opt.setLearningRate(rate)
+        for _ in range(2):
+            step() if step else run_step(opt, variables, phase)
+        got = {n: np.asarray(v.value) for n, v in variables.items()}
+        tf.set_state(state)
+        for _ in range(2):
+            run_step(reference, variables, phase)
+        for n in NAMES:
+            np.testing.assert_array_equal(got[n], variables[n].value, err_msg=n)
+        assert opt.learning_rate == opt.learningRate == rate
+        if factory != "optax_injected":
+            assert opt.get_config()["learningRate"] == rate
+        reference.dispose()
+    if step is not None:
+        step()  # the layout settles after the references came and went
+        traces = step.trace_count
+        opt.learning_rate = 0.07
+        step()
+        assert step.trace_count == traces
+
+
+def test_a_learning_rate_computed_inside_a_compiled_step():
+    w = tf.variable(tf.tensor1d([1.0]), name="w")
+    opt = tf.train.sgd(0.5)
+
+    @tf.jit
+    def step(rate):
+        opt.set_learning_rate(rate)
+        opt.apply_gradients({"w": tf.tensor1d([1.0])})
+
+    step(jnp.float32(0.25))
+    traces = step.trace_count
+    step(jnp.float32(0.125))
+    step(jnp.float32(0.0625))
+    np.testing.assert_array_equal(w.value, [1.0 - 0.25 - 0.125 - 0.0625])
+    assert step.trace_count == traces and opt.learning_rate == 0.0625
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: tf.train.from_optax(optax.adam(0.1)), "inject_hyperparams"),
+        (lambda: tf.train.sgd(optax.linear_schedule(1.0, 0.0, 4)), "schedule"),
+        (
+            lambda: tf.train.from_optax(
+                optax.inject_hyperparams(optax.sgd)(optax.linear_schedule(1.0, 0.0, 4))
+            ),
+            "schedule",
+        ),
+    ],
+)
+def test_set_learning_rate_says_why_it_cannot_and_changes_nothing(make, match):
+    w = tf.variable(tf.tensor1d([1.0]), name="w")
+    opt = make()
+    opt.apply_gradients({"w": tf.tensor1d([1.0])})
+    before = _weights(opt), np.asarray(w.value)
+    with pytest.raises(ValueError, match=match):
+        opt.set_learning_rate(0.5)
+    with pytest.raises(ValueError, match=match):
+        opt.learning_rate = 0.5
+    after = _weights(opt)
+    for name in before[0]:
+        np.testing.assert_array_equal(after[name], before[0][name])
+    np.testing.assert_array_equal(w.value, before[1])
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: tf.train.rmsprop("0.1"), TypeError, "'learningRate' passed to 'rmsprop'"),
+        (lambda: tf.train.adam(0.1, "0.9"), TypeError, "'beta1' passed to 'adam'"),
+        (lambda: tf.train.adamax(0.1, None, None, None, [0.1]), TypeError, "'decay'"),
+        (lambda: tf.train.momentum(0.1, None), ValueError, "'momentum' passed to 'momentum'"),
+        (lambda: tf.train.sgd(None), ValueError, "learningRate for SGDOptimizer must be defined"),
+        (lambda: tf.train.AdamOptimizer.from_config(None), TypeError, "'config' passed to"),
+        (lambda: tf.train.SGDOptimizer.from_config({"lr": 0.1}), ValueError, "'lr'"),
+        (lambda: tf.train.Optimizer.from_config({}), TypeError, "from_optax"),
+        (lambda: tf.train.sgd(0.1).set_learning_rate("fast"), TypeError, "'learningRate'"),
+        (lambda: tf.train.sgd(0.1).set_learning_rate(None), TypeError, "'learningRate'"),
+        (lambda: tf.train.sgd(0.1).set_weights([("iter", [1, 2])]), ValueError, "'iter'"),
+        (lambda: tf.train.sgd(0.1).set_weights([("iter", -1)]), ValueError, "'iter'"),
+        (lambda: tf.train.sgd(0.1).set_weights([("iter", 1), ("iter", 1)]), ValueError, "twice"),
+    ],
+)
+def test_bad_optimizer_arguments_raise_clear_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_none_means_the_default_for_every_optional_argument():
+    defaults = [
+        (tf.train.adam(None, None, None, None), tf.train.adam()),
+        (tf.train.adamax(None, None, None, None, None), tf.train.adamax()),
+        (tf.train.adadelta(None, None, None), tf.train.adadelta()),
+        (tf.train.rmsprop(0.1, None, None, None, None), tf.train.rmsprop(0.1)),
+        (tf.train.adagrad(0.1, None), tf.train.adagrad(0.1)),
+        (tf.train.momentum(0.1, 0.9, None), tf.train.momentum(0.1, 0.9)),
+    ]
+    for explicit, default in defaults:
+        assert explicit.get_config() == default.get_config()
+
+
+def test_bad_set_weights_changes_nothing():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    opt = tf.train.adam(0.1)
+    opt.apply_gradients({"w": tf.tensor1d([1.0, 1.0])})
+    before = _weights(opt)
+    w_before = np.asarray(w.value)
+    slots = len(tf.registered_variables())
+    other = tf.variable(tf.tensor1d([5.0]), name="other")
+    with pytest.raises(ValueError, match="'other/v' has shape"):
+        opt.set_weights([("iter", 9), ("other/m", tf.tensor1d([1.0])), ("other/v", jnp.ones(3))])
+    after = _weights(opt)
+    assert sorted(after) == sorted(before)
+    for name in before:
+        np.testing.assert_array_equal(after[name], before[name])
+    assert len(tf.registered_variables()) == slots + 1  # `other`, and no slots for it
+    np.testing.assert_array_equal(other.value, [5.0])
+    np.testing.assert_array_equal(w.value, w_before)
+
+
+def test_a_variable_squatting_on_a_slot_name_fails_the_step_and_changes_nothing():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    opt = tf.train.adam(0.1)
+    squatter = tf.variable(tf.tensor1d([0.0]), name=opt._prefix + "/w/v")
+    before = sorted(tf.registered_variables())
+    with pytest.raises(ValueError, match="already registered"):
+        opt.minimize(lambda: jnp.sum(w**2))
+    assert sorted(tf.registered_variables()) == before
+    np.testing.assert_array_equal(w.value, [1.0, 2.0])
+    assert [n for n, _ in opt.get_weights()] == ["iter"] and squatter.value.tolist() == [0.0]
+    squatter.dispose()
+    opt.minimize(lambda: jnp.sum(w**2))
+    assert opt.iterations == 1

@@ -356,6 +356,10 @@ class Jitted:
             list(map(setattr, written, _repeat("_buffer"), new))
             if any(map(_shared_of, written)):
                 list(map(setattr, written, _repeat("_shared"), _repeat(False)))
+            if self._epoch != _epoch[0]:  # disposed during the call (e.g. dead slots pruned)
+                for var in written:
+                    if var._disposed:
+                        var._buffer = None
             if extra:
                 for uid, value in extra.items():
                     if (var := variable_by_uid(uid)) is not None:

@@ -17,40 +17,43 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from . import _schedule
-from ._optimizer import Optimizer
+from . import _hyperparams
+from ._optimizer import TfjsOptimizer
 
 
 class AdadeltaState(NamedTuple):
     accumulated_grads: Any
     accumulated_updates: Any
-    count: Any
 
 
-def tfjs_adadelta(
-    learning_rate: _schedule.LearningRate = 0.001, rho: float = 0.95, epsilon: float = 1e-7
-) -> optax.GradientTransformation:
-    """tfjs's Adadelta update."""
-
+def _tfjs_adadelta(learning_rate: Any, rho: float, epsilon: float) -> optax.GradientTransformation:
     def init_fn(params: Any) -> AdadeltaState:
         zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
-        return AdadeltaState(zeros(), zeros(), _schedule.zero_count())
+        return AdadeltaState(zeros(), zeros())
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        lr = _schedule.at(learning_rate, state.count)
         a_g, a_x = state.accumulated_grads, state.accumulated_updates
         new_a_g = jax.tree.map(lambda a, g: a * rho + jnp.square(g) * (1 - rho), a_g, updates)
         delta = jax.tree.map(
             lambda x, a, g: jnp.sqrt(x + epsilon) / jnp.sqrt(a + epsilon) * g, a_x, a_g, updates
         )
         new_a_x = jax.tree.map(lambda x, d: x * rho + jnp.square(d) * (1 - rho), a_x, delta)
-        out = jax.tree.map(lambda d: d * -lr, delta)
-        return out, AdadeltaState(new_a_g, new_a_x, state.count + 1)
+        out = jax.tree.map(lambda d: d * -learning_rate, delta)
+        return out, AdadeltaState(new_a_g, new_a_x)
 
     return optax.GradientTransformation(init_fn, update_fn)
 
 
-class AdadeltaOptimizer(Optimizer):
+def tfjs_adadelta(
+    learning_rate: _hyperparams.LearningRate = 0.001, rho: float = 0.95, epsilon: float = 1e-7
+) -> optax.GradientTransformation:
+    """tfjs's Adadelta update."""
+    return _hyperparams.with_learning_rate_in_state(
+        _tfjs_adadelta, learning_rate, rho=rho, epsilon=epsilon
+    )
+
+
+class AdadeltaOptimizer(TfjsOptimizer):
     """Adadelta as tfjs computes it (`tf.train.adadelta`)."""
 
     class_name = "Adadelta"
@@ -59,18 +62,21 @@ class AdadeltaOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _schedule.LearningRate = 0.001,
+        learning_rate: _hyperparams.LearningRate = 0.001,
         rho: float = 0.95,
         epsilon: float | None = None,
     ):
-        self._learningRate = 0.001 if learning_rate is None else learning_rate
-        self._rho = 0.95 if rho is None else rho
-        self._epsilon = 1e-7 if epsilon is None else epsilon
+        fn = "adadelta"
+        self._learningRate = _hyperparams.learning_rate(learning_rate, fn, 0.001)
+        self._rho = _hyperparams.number(rho, "rho", fn, 0.95)
+        self._epsilon = _hyperparams.number(epsilon, "epsilon", fn, 1e-7)
         super().__init__(tfjs_adadelta(self._learningRate, self._rho, self._epsilon))
 
 
 def adadelta(
-    learning_rate: _schedule.LearningRate = 0.001, rho: float = 0.95, epsilon: float | None = None
+    learning_rate: _hyperparams.LearningRate = 0.001,
+    rho: float = 0.95,
+    epsilon: float | None = None,
 ) -> AdadeltaOptimizer:
     """`tf.train.adadelta(learningRate=0.001, rho=0.95, epsilon=1e-7)`.
 

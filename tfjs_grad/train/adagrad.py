@@ -8,38 +8,44 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from . import _schedule
-from ._optimizer import Optimizer
+from . import _hyperparams
+from ._optimizer import TfjsOptimizer
 
 EPSILON = 1e-7  # tfjs's backend epsilon on float32 backends; not configurable in tfjs
 
 
 class AdagradState(NamedTuple):
     accumulated_grads: Any
-    count: Any
 
 
-def tfjs_adagrad(
-    learning_rate: _schedule.LearningRate, initial_accumulator_value: float = 0.1
+def _tfjs_adagrad(
+    learning_rate: Any, initial_accumulator_value: float
 ) -> optax.GradientTransformation:
-    """tfjs's Adagrad update (epsilon inside the square root)."""
-
     def init_fn(params: Any) -> AdagradState:
-        accumulators = jax.tree.map(
-            lambda p: jnp.full(jnp.shape(p), initial_accumulator_value, p.dtype), params
+        return AdagradState(
+            jax.tree.map(
+                lambda p: jnp.full(jnp.shape(p), initial_accumulator_value, p.dtype), params
+            )
         )
-        return AdagradState(accumulators, _schedule.zero_count())
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        lr = _schedule.at(learning_rate, state.count)
         acc = jax.tree.map(lambda s, g: s + jnp.square(g), state.accumulated_grads, updates)
-        out = jax.tree.map(lambda g, s: (g / jnp.sqrt(s + EPSILON)) * -lr, updates, acc)
-        return out, AdagradState(acc, state.count + 1)
+        out = jax.tree.map(lambda g, s: (g / jnp.sqrt(s + EPSILON)) * -learning_rate, updates, acc)
+        return out, AdagradState(acc)
 
     return optax.GradientTransformation(init_fn, update_fn)
 
 
-class AdagradOptimizer(Optimizer):
+def tfjs_adagrad(
+    learning_rate: _hyperparams.LearningRate, initial_accumulator_value: float = 0.1
+) -> optax.GradientTransformation:
+    """tfjs's Adagrad update (epsilon inside the square root)."""
+    return _hyperparams.with_learning_rate_in_state(
+        _tfjs_adagrad, learning_rate, initial_accumulator_value=initial_accumulator_value
+    )
+
+
+class AdagradOptimizer(TfjsOptimizer):
     """Adagrad (`tf.train.adagrad`)."""
 
     class_name = "Adagrad"
@@ -47,17 +53,19 @@ class AdagradOptimizer(Optimizer):
     _slots = (("accumulated_grads", "accumulator"),)
 
     def __init__(
-        self, learning_rate: _schedule.LearningRate, initial_accumulator_value: float = 0.1
+        self, learning_rate: _hyperparams.LearningRate, initial_accumulator_value: float = 0.1
     ):
-        if initial_accumulator_value is None:
-            initial_accumulator_value = 0.1
-        self._learningRate = learning_rate
-        self._initialAccumulatorValue = initial_accumulator_value
-        super().__init__(tfjs_adagrad(learning_rate, initial_accumulator_value))
+        self._learningRate = _hyperparams.learning_rate(
+            learning_rate, "adagrad", required_by="AdagradOptimizer"
+        )
+        self._initialAccumulatorValue = _hyperparams.number(
+            initial_accumulator_value, "initialAccumulatorValue", "adagrad", 0.1
+        )
+        super().__init__(tfjs_adagrad(self._learningRate, self._initialAccumulatorValue))
 
 
 def adagrad(
-    learning_rate: _schedule.LearningRate, initial_accumulator_value: float = 0.1
+    learning_rate: _hyperparams.LearningRate, initial_accumulator_value: float = 0.1
 ) -> AdagradOptimizer:
     """`tf.train.adagrad(learningRate, initialAccumulatorValue=0.1)`.
 

@@ -11,11 +11,10 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 
-from . import _schedule
-from ._optimizer import Optimizer
+from . import _hyperparams
+from ._optimizer import TfjsOptimizer, running_product
 
 
 class AdamState(NamedTuple):
@@ -23,40 +22,44 @@ class AdamState(NamedTuple):
     v: Any
     acc_beta1: Any
     acc_beta2: Any
-    count: Any
+
+
+def _tfjs_adam(
+    learning_rate: Any, beta1: float, beta2: float, epsilon: float
+) -> optax.GradientTransformation:
+    def init_fn(params: Any) -> AdamState:
+        zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
+        return AdamState(zeros(), zeros(), jnp.float32(beta1), jnp.float32(beta2))
+
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
+        one_minus_p1, one_minus_p2 = 1 - state.acc_beta1, 1 - state.acc_beta2
+        m = jax.tree.map(lambda m, g: m * beta1 + g * (1 - beta1), state.m, updates)
+        v = jax.tree.map(lambda v, g: v * beta2 + jnp.square(g) * (1 - beta2), state.v, updates)
+        out = jax.tree.map(
+            lambda m, v: (
+                (m / one_minus_p1) / (jnp.sqrt(v / one_minus_p2) + epsilon) * -learning_rate
+            ),
+            m,
+            v,
+        )
+        return out, AdamState(m, v, state.acc_beta1 * beta1, state.acc_beta2 * beta2)
+
+    return optax.GradientTransformation(init_fn, update_fn)
 
 
 def tfjs_adam(
-    learning_rate: _schedule.LearningRate = 0.001,
+    learning_rate: _hyperparams.LearningRate = 0.001,
     beta1: float = 0.9,
     beta2: float = 0.999,
     epsilon: float = 1e-7,
 ) -> optax.GradientTransformation:
     """tfjs's Adam update (epsilon added to the bias-corrected root)."""
-
-    def init_fn(params: Any) -> AdamState:
-        zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
-        return AdamState(
-            zeros(), zeros(), jnp.float32(beta1), jnp.float32(beta2), _schedule.zero_count()
-        )
-
-    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        lr = _schedule.at(learning_rate, state.count)
-        one_minus_p1, one_minus_p2 = 1 - state.acc_beta1, 1 - state.acc_beta2
-        m = jax.tree.map(lambda m, g: m * beta1 + g * (1 - beta1), state.m, updates)
-        v = jax.tree.map(lambda v, g: v * beta2 + jnp.square(g) * (1 - beta2), state.v, updates)
-        out = jax.tree.map(
-            lambda m, v: (m / one_minus_p1) / (jnp.sqrt(v / one_minus_p2) + epsilon) * -lr, m, v
-        )
-        new_state = AdamState(
-            m, v, state.acc_beta1 * beta1, state.acc_beta2 * beta2, state.count + 1
-        )
-        return out, new_state
-
-    return optax.GradientTransformation(init_fn, update_fn)
+    return _hyperparams.with_learning_rate_in_state(
+        _tfjs_adam, learning_rate, beta1=beta1, beta2=beta2, epsilon=epsilon
+    )
 
 
-class AdamOptimizer(Optimizer):
+class AdamOptimizer(TfjsOptimizer):
     """Adam as tfjs computes it (`tf.train.adam`)."""
 
     class_name = "Adam"
@@ -65,35 +68,28 @@ class AdamOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _schedule.LearningRate = 0.001,
+        learning_rate: _hyperparams.LearningRate = 0.001,
         beta1: float = 0.9,
         beta2: float = 0.999,
         epsilon: float | None = None,
     ):
-        self._learningRate = 0.001 if learning_rate is None else learning_rate
-        self._beta1 = 0.9 if beta1 is None else beta1
-        self._beta2 = 0.999 if beta2 is None else beta2
-        self._epsilon = 1e-7 if epsilon is None else epsilon
+        fn = "adam"
+        self._learningRate = _hyperparams.learning_rate(learning_rate, fn, 0.001)
+        self._beta1 = _hyperparams.number(beta1, "beta1", fn, 0.9)
+        self._beta2 = _hyperparams.number(beta2, "beta2", fn, 0.999)
+        self._epsilon = _hyperparams.number(epsilon, "epsilon", fn, 1e-7)
         super().__init__(tfjs_adam(self._learningRate, self._beta1, self._beta2, self._epsilon))
 
     def _after_set_weights(self, iterations: int) -> None:
         # tfjs sets the running products to pow(beta, iter+1); we repeat the float32
         # products step by step instead, so a restored optimizer continues bit for bit.
-        state = self._state
-        if state is not None:
-            state.acc_beta1._write(jnp.asarray(_running_product(self._beta1, iterations)))
-            state.acc_beta2._write(jnp.asarray(_running_product(self._beta2, iterations)))
-
-
-def _running_product(beta: float, steps: int) -> np.float32:
-    product = np.float32(beta)
-    for _ in range(steps):
-        product = np.float32(product * np.float32(beta))
-    return product
+        super()._after_set_weights(iterations)
+        self._write_shared("acc_beta1", running_product(self._beta1, iterations))
+        self._write_shared("acc_beta2", running_product(self._beta2, iterations))
 
 
 def adam(
-    learning_rate: _schedule.LearningRate = 0.001,
+    learning_rate: _hyperparams.LearningRate = 0.001,
     beta1: float = 0.9,
     beta2: float = 0.999,
     epsilon: float | None = None,

@@ -14,8 +14,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from . import _schedule
-from ._optimizer import Optimizer
+from . import _hyperparams
+from ._optimizer import TfjsOptimizer, running_product
 
 
 class AdamaxState(NamedTuple):
@@ -23,37 +23,40 @@ class AdamaxState(NamedTuple):
     u: Any
     iteration: Any
     acc_beta1: Any
-    count: Any
+
+
+def _tfjs_adamax(
+    learning_rate: Any, beta1: float, beta2: float, epsilon: float, decay: float
+) -> optax.GradientTransformation:
+    def init_fn(params: Any) -> AdamaxState:
+        zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
+        return AdamaxState(zeros(), zeros(), jnp.float32(0), jnp.float32(beta1))
+
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
+        lr = jnp.float32(-learning_rate) / (state.iteration * decay + 1)
+        step = lr / (1 - state.acc_beta1)
+        m = jax.tree.map(lambda m, g: m * beta1 + g * (1 - beta1), state.m, updates)
+        u = jax.tree.map(lambda u, g: jnp.maximum(u * beta2, jnp.abs(g)), state.u, updates)
+        out = jax.tree.map(lambda m, u: step * (m / (u + epsilon)), m, u)
+        return out, AdamaxState(m, u, state.iteration + 1, state.acc_beta1 * beta1)
+
+    return optax.GradientTransformation(init_fn, update_fn)
 
 
 def tfjs_adamax(
-    learning_rate: _schedule.LearningRate = 0.002,
+    learning_rate: _hyperparams.LearningRate = 0.002,
     beta1: float = 0.9,
     beta2: float = 0.999,
     epsilon: float = 1e-7,
     decay: float = 0.0,
 ) -> optax.GradientTransformation:
     """tfjs's Adamax update."""
-
-    def init_fn(params: Any) -> AdamaxState:
-        zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
-        return AdamaxState(
-            zeros(), zeros(), jnp.float32(0), jnp.float32(beta1), _schedule.zero_count()
-        )
-
-    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        lr = jnp.float32(-_schedule.at(learning_rate, state.count)) / (state.iteration * decay + 1)
-        step = lr / (1 - state.acc_beta1)
-        m = jax.tree.map(lambda m, g: m * beta1 + g * (1 - beta1), state.m, updates)
-        u = jax.tree.map(lambda u, g: jnp.maximum(u * beta2, jnp.abs(g)), state.u, updates)
-        out = jax.tree.map(lambda m, u: step * (m / (u + epsilon)), m, u)
-        new_state = AdamaxState(m, u, state.iteration + 1, state.acc_beta1 * beta1, state.count + 1)
-        return out, new_state
-
-    return optax.GradientTransformation(init_fn, update_fn)
+    return _hyperparams.with_learning_rate_in_state(
+        _tfjs_adamax, learning_rate, beta1=beta1, beta2=beta2, epsilon=epsilon, decay=decay
+    )
 
 
-class AdamaxOptimizer(Optimizer):
+class AdamaxOptimizer(TfjsOptimizer):
     """Adamax as tfjs computes it (`tf.train.adamax`)."""
 
     class_name = "Adamax"
@@ -62,24 +65,32 @@ class AdamaxOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _schedule.LearningRate = 0.002,
+        learning_rate: _hyperparams.LearningRate = 0.002,
         beta1: float = 0.9,
         beta2: float = 0.999,
         epsilon: float | None = None,
         decay: float = 0.0,
     ):
-        self._learningRate = 0.002 if learning_rate is None else learning_rate
-        self._beta1 = 0.9 if beta1 is None else beta1
-        self._beta2 = 0.999 if beta2 is None else beta2
-        self._epsilon = 1e-7 if epsilon is None else epsilon
-        self._decay = 0.0 if decay is None else decay
+        fn = "adamax"
+        self._learningRate = _hyperparams.learning_rate(learning_rate, fn, 0.002)
+        self._beta1 = _hyperparams.number(beta1, "beta1", fn, 0.9)
+        self._beta2 = _hyperparams.number(beta2, "beta2", fn, 0.999)
+        self._epsilon = _hyperparams.number(epsilon, "epsilon", fn, 1e-7)
+        self._decay = _hyperparams.number(decay, "decay", fn, 0.0)
         super().__init__(
             tfjs_adamax(self._learningRate, self._beta1, self._beta2, self._epsilon, self._decay)
         )
 
+    def _after_set_weights(self, iterations: int) -> None:
+        # The decay counter and the float32 running product of beta1, as `iterations`
+        # steps leave them (tfjs itself cannot save or load Adamax's weights).
+        super()._after_set_weights(iterations)
+        self._write_shared("iteration", float(iterations))
+        self._write_shared("acc_beta1", running_product(self._beta1, iterations))
+
 
 def adamax(
-    learning_rate: _schedule.LearningRate = 0.002,
+    learning_rate: _hyperparams.LearningRate = 0.002,
     beta1: float = 0.9,
     beta2: float = 0.999,
     epsilon: float | None = None,

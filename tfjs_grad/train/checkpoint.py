@@ -3,15 +3,17 @@
 Storage is orbax-checkpoint's. A step is the directory `<directory>/<step>/` with two
 items: `state/` (every array, in tensorstore's OCDBT format, written shard by shard by
 the processes that hold the shards) and `manifest/` (JSON naming each entry, its shape
-and dtype, and which optimizer state it is). Orbax writes a step into
+and dtype, and which optimizer state it is; see `_manifest`). Orbax writes a step into
 `<step>.orbax-checkpoint-tmp/` and renames it once complete, so a crash mid-write leaves
 earlier steps intact and the unfinished one is never listed.
 
-Restoring checks everything before it writes anything: names, shapes and dtypes against
-the manifest; then every stored chunk is read once, so a truncated or missing file is
-reported with the entry it belongs to; then the arrays are read onto their shardings;
-only then are the Variables assigned. Nothing in a checkpoint is executed: the manifest
-is JSON and the arrays are raw tensorstore chunks (no pickle).
+Restoring trusts nothing it reads and checks everything before it writes anything: the
+manifest against its schema (every entry used once); every stored chunk is read once,
+so a truncated or missing file is reported with the entry it belongs to; each array's
+real shape and dtype, from the array store's own metadata, against the manifest and
+against the Variable it goes to; then the arrays are read onto their shardings and
+checked again; only then are the Variables assigned. Nothing in a checkpoint is
+executed: the manifest is JSON and the arrays are raw tensorstore chunks (no pickle).
 """
 
 from __future__ import annotations
@@ -27,14 +29,12 @@ import numpy as np
 
 from .. import _store
 from ..variables import Variable, as_var_list, registered_variables
+from . import _manifest
+from ._manifest import Entry, Manifest, SavedOptimizer, dtype_name
 from ._optimizer import Optimizer
 
 if TYPE_CHECKING:  # orbax is imported on first use: it is a fifth of `import tfjs_grad`
     import orbax.checkpoint as ocp
-
-_FORMAT = "tfjs_grad.checkpoint"
-_VERSION = 1
-_SECTIONS = ("entries", "variables", "optimizers")
 
 
 def save_checkpoint(
@@ -68,39 +68,46 @@ def save_checkpoint(
     path = _directory(directory, "save_checkpoint")
     opts = _optimizers(optimizers, "save_checkpoint")
     _check_eager("save_checkpoint")
+    owned = {v._uid: j for j, opt in enumerate(opts) for v in _optimizer_variables(opt).values()}
     if var_list is None:
-        owned = {v._uid for opt in opts for v in _optimizer_variables(opt).values()}
         variables = [v for v in registered_variables().values() if v._uid not in owned]
     else:
         variables = _variables(var_list, "save_checkpoint")
+        for v in variables:
+            if v._uid in owned:
+                raise ValueError(
+                    f"save_checkpoint: Variable '{v.name}' is state of optimizers"
+                    f"[{owned[v._uid]}], which saves it; leave it out of var_list"
+                )
     if step is not None:
         _check_step(step, "save_checkpoint")
 
     arrays: dict[str, Any] = {}
-    entries: dict[str, dict[str, Any]] = {}
+    entries: dict[str, Entry] = {}
 
-    def add(key: str, label: str, var: Variable) -> str:
+    def add(key: str, name: str, var: Variable) -> str:
+        if var.size == 0:
+            raise ValueError(
+                f"save_checkpoint: Variable '{var.name}' has no elements (shape "
+                f"{var.shape}); orbax cannot store empty arrays"
+            )
         arrays[key] = var.read()
-        entries[key] = {"name": label, "shape": list(var.shape), "dtype": _dtype(var.dtype)}
+        entries[key] = Entry(key, name, var.shape, np.dtype(var.dtype))
         return key
 
-    manifest = {
-        "format": _FORMAT,
-        "version": _VERSION,
-        "entries": entries,
-        "variables": {v.name: add(f"v{i}", v.name, v) for i, v in enumerate(variables)},
-        "optimizers": [
+    saved_variables = {v.name: add(f"v{i}", v.name, v) for i, v in enumerate(variables)}
+    saved_optimizers = [
+        SavedOptimizer(
+            opt.class_name,
+            opt._layout.names,
             {
-                "class_name": opt.class_name,
-                "names": list(opt._names),
-                "weights": {
-                    label: add(f"o{j}_{k}", f"optimizers[{j}]/{label}", var)
-                    for k, (label, var) in enumerate(_optimizer_variables(opt).items())
-                },
-            }
-            for j, opt in enumerate(opts)
-        ],
-    }
+                label: add(f"o{j}_{k}", f"optimizers[{j}]/{label}", var)
+                for k, (label, var) in enumerate(_optimizer_variables(opt).items())
+            },
+        )
+        for j, opt in enumerate(opts)
+    ]
+    manifest = _manifest.build(entries, saved_variables, saved_optimizers)
     if not arrays:
         raise ValueError("save_checkpoint: there are no Variables to save")
     import orbax.checkpoint as ocp
@@ -135,13 +142,14 @@ def restore_checkpoint(
     """Load checkpoint `step` (the latest complete one when None) into live Variables.
 
     `var_list` defaults to every Variable the checkpoint holds (each must be live);
-    `optimizers[i]` gets the state saved for the i-th optimizer: slots, created if
-    needed, and iterations. A Variable with a pinned sharding (`tf.variable(...,
-    sharding=)`) keeps it; any other gets the sharding it was saved with when this
-    process has those devices. All-or-nothing: a missing entry, a shape or dtype that
-    differs, or a truncated file raises ValueError naming the entry, and nothing changes.
-    With several processes, every process calls this with the same arguments. Returns
-    the step restored.
+    `optimizers[i]` gets the state saved for the i-th optimizer: slots (for the live
+    Variables of the names it tracked, created if needed), counters, learning rate and
+    iterations. A Variable with a pinned sharding (`tf.variable(..., sharding=)`) keeps
+    it; any other gets the sharding it was saved with when this process has those
+    devices. All-or-nothing: a malformed or ambiguous manifest, a missing entry, a stored
+    array whose real shape or dtype differs from its target's, or a truncated file raises
+    ValueError naming the entry, and nothing changes. With several processes, every
+    process calls this with the same arguments. Returns the step restored.
     """
     path = _directory(directory, "restore_checkpoint")
     opts = _optimizers(optimizers, "restore_checkpoint")
@@ -163,36 +171,36 @@ def restore_checkpoint(
                 f"restore_checkpoint: no complete checkpoint step {step} in '{path}' "
                 f"(complete steps: {steps})"
             )
-        manifest = _read_manifest(manager, step, path)
-        entries = manifest["entries"]
+        where = f"step {step} in '{path}'"
+        manifest = _manifest.parse(_read_manifest(manager, step, where), where)
+        _check_stored_arrays(path, step, manifest.entries)
         targets = _variable_targets(manifest, wanted)
-        saved_opts = manifest["optimizers"]
-        if len(opts) > len(saved_opts):
+        if len(opts) > len(manifest.optimizers):
             raise ValueError(
                 f"restore_checkpoint: {len(opts)} optimizers given, but step {step} holds "
-                f"state for {len(saved_opts)}"
+                f"state for {len(manifest.optimizers)}"
             )
         live = registered_variables()
-        for j, (opt, saved) in enumerate(zip(opts, saved_opts)):
+        for j, (opt, saved) in enumerate(zip(opts, manifest.optimizers)):
             _check_optimizer(j, opt, saved, live)
         for key, var in targets.items():
-            _check_entry(entries[key], var)
-        _check_stored_chunks(path, step, entries)
+            _check_entry(manifest.entries[key], var)
         with _rolled_back_on_error(opts):
-            for opt, saved in zip(opts, saved_opts):
-                opt._ensure_state([live[n] for n in saved["names"]])
-            for j, (opt, saved) in enumerate(zip(opts, saved_opts)):
+            for opt, saved in zip(opts, manifest.optimizers):
+                opt._ensure_state([live[n] for n in saved.names])
+            for j, (opt, saved) in enumerate(zip(opts, manifest.optimizers)):
                 weights = _optimizer_variables(opt)
-                if set(weights) != set(saved["weights"]):
+                if set(weights) != set(saved.weights):
                     raise ValueError(
                         f"restore_checkpoint: optimizers[{j}] has state "
                         f"{sorted(weights)}, but the checkpoint holds "
-                        f"{sorted(saved['weights'])}"
+                        f"{sorted(saved.weights)}"
                     )
-                for label, key in saved["weights"].items():
-                    _check_entry(entries[key], weights[label])
+                for label, key in saved.weights.items():
+                    _check_entry(manifest.entries[key], weights[label])
                     targets[key] = weights[label]
-            values = _read_arrays(manager, step, path, entries, targets) if targets else {}
+            _check_distinct_targets(targets, manifest.entries)
+            values = _read_arrays(manager, step, path, manifest.entries, targets) if targets else {}
     for key, var in targets.items():
         value = values[key]
         if var._sharding is None:
@@ -246,13 +254,9 @@ def _check_eager(fn: str) -> None:
 
 
 def _optimizer_variables(opt: Optimizer) -> dict[str, Variable]:
-    """label -> Variable for all of an optimizer's state: 'iter', then each slot."""
-    state = [opt._iterations, *opt._state_leaves]
-    return {v.name.removeprefix(opt._prefix + "/"): v for v in state}
-
-
-def _dtype(dtype: Any) -> str:
-    return np.dtype(dtype).name
+    """label -> Variable for all of an optimizer's state: 'iter', then each state entry."""
+    opt._tracked()
+    return {opt._label(v): v for v in (opt._iterations, *opt._layout.leaves)}
 
 
 def _multi_device(value: Any) -> jax.sharding.Sharding | None:
@@ -260,47 +264,21 @@ def _multi_device(value: Any) -> jax.sharding.Sharding | None:
 
 
 # -- checks (nothing is written until all pass) ----------------------------------------
-def _read_manifest(manager: ocp.CheckpointManager, step: int, path: str) -> dict[str, Any]:
+def _read_manifest(manager: ocp.CheckpointManager, step: int, where: str) -> Any:
     import orbax.checkpoint as ocp
 
-    where = f"step {step} in '{path}'"
     try:
         restored = manager.restore(step, args=ocp.args.Composite(manifest=ocp.args.JsonRestore()))
-        manifest = restored["manifest"]
+        return restored["manifest"]
     except Exception as e:
         raise ValueError(
             f"restore_checkpoint: the manifest of checkpoint {where} is unreadable "
             f"(truncated or corrupt file?): {e}"
         ) from None
-    if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
-        raise ValueError(f"restore_checkpoint: checkpoint {where} was not written by tfjs_grad")
-    if manifest.get("version") != _VERSION:
-        raise ValueError(
-            f"restore_checkpoint: checkpoint {where} has format version "
-            f"{manifest.get('version')}; this tfjs_grad reads version {_VERSION}"
-        )
-    entries, variables, optimizers = (manifest.get(k) for k in _SECTIONS)
-    if not (
-        isinstance(entries, dict)
-        and isinstance(variables, dict)
-        and isinstance(optimizers, list)
-        and all(key in entries for key in variables.values())
-        and all(
-            isinstance(o, dict)
-            and isinstance(o.get("names"), list)
-            and isinstance(o.get("weights"), dict)
-            and all(key in entries for key in o["weights"].values())
-            for o in optimizers
-        )
-    ):
-        raise ValueError(f"restore_checkpoint: the manifest of checkpoint {where} is malformed")
-    return manifest
 
 
-def _variable_targets(
-    manifest: dict[str, Any], wanted: list[Variable] | None
-) -> dict[str, Variable]:
-    saved: dict[str, str] = manifest["variables"]
+def _variable_targets(manifest: Manifest, wanted: list[Variable] | None) -> dict[str, Variable]:
+    saved = manifest.variables
     if wanted is None:
         live = registered_variables()
         missing = [name for name in saved if name not in live]
@@ -319,20 +297,21 @@ def _variable_targets(
 
 
 def _check_optimizer(
-    j: int, opt: Optimizer, saved: dict[str, Any], live: dict[str, Variable]
+    j: int, opt: Optimizer, saved: SavedOptimizer, live: dict[str, Variable]
 ) -> None:
-    if saved["class_name"] != opt.class_name:
+    if saved.class_name != opt.class_name:
         raise ValueError(
             f"restore_checkpoint: optimizers[{j}] is {opt.class_name}, but the checkpoint "
-            f"holds {saved['class_name']} state there"
+            f"holds {saved.class_name} state there"
         )
-    missing = [n for n in saved["names"] if n not in live]
+    missing = [n for n in saved.names if n not in live]
     if missing:
         raise ValueError(
             f"restore_checkpoint: optimizers[{j}] has state for Variable '{missing[0]}', "
             "which is not live"
         )
-    extra = [n for n in opt._names if n not in saved["names"]]
+    opt._tracked()
+    extra = [n for n in opt._layout.names if n not in saved.names]
     if extra:
         raise ValueError(
             f"restore_checkpoint: optimizers[{j}] holds state for Variable '{extra[0]}', "
@@ -340,18 +319,32 @@ def _check_optimizer(
         )
 
 
-def _check_entry(entry: dict[str, Any], var: Variable) -> None:
-    shape, dtype = tuple(entry["shape"]), entry["dtype"]
-    if shape != var.shape or dtype != _dtype(var.dtype):
+def _check_entry(entry: Entry, var: Variable) -> None:
+    """`entry`'s shape and dtype (already checked against the stored array's) are `var`'s."""
+    if entry.shape != var.shape or entry.dtype != np.dtype(var.dtype):
         raise ValueError(
-            f"restore_checkpoint: entry '{entry['name']}' has shape {shape} and dtype "
-            f"{dtype} in the checkpoint, but Variable '{var.name}' has shape {var.shape} "
-            f"and dtype {_dtype(var.dtype)}"
+            f"restore_checkpoint: entry '{entry.name}' has shape {entry.shape} and dtype "
+            f"{dtype_name(entry.dtype)} in the checkpoint, but Variable '{var.name}' has "
+            f"shape {var.shape} and dtype {dtype_name(var.dtype)}"
         )
 
 
-def _check_stored_chunks(path: str, step: int, entries: dict[str, Any]) -> None:
-    """Read every stored chunk once, so damage is reported before anything is loaded.
+def _check_distinct_targets(targets: dict[str, Variable], entries: dict[str, Entry]) -> None:
+    by_variable: dict[int, str] = {}
+    for key, var in targets.items():
+        if var._uid in by_variable:
+            first = entries[by_variable[var._uid]].name
+            raise ValueError(
+                f"restore_checkpoint: entries '{first}' and '{entries[key].name}' would both "
+                f"be restored into Variable '{var.name}'"
+            )
+        by_variable[var._uid] = key
+
+
+def _check_stored_arrays(path: str, step: int, entries: dict[str, Entry]) -> None:
+    """Read every stored chunk once, and each array's real shape and dtype from the array
+    store's own metadata: damage and disagreement are reported, naming the entry, before
+    anything is loaded.
 
     Orbax reads shards concurrently; when one read fails the others are abandoned
     mid-flight (their errors surface later, at garbage collection) and the failure does
@@ -361,53 +354,64 @@ def _check_stored_chunks(path: str, step: int, entries: dict[str, Any]) -> None:
 
     state = f"{path}/{step}/state/"
     base = state if "://" in state else "file://" + state
+    where = f"checkpoint step {step} in '{path}'"
     try:
         store = ts.KvStore.open({"driver": "ocdbt", "base": base}).result()
-        keys = store.list().result()
+        keys = [key.decode() for key in store.list().result()]
     except Exception as e:
         raise ValueError(
-            f"restore_checkpoint: the array index of checkpoint step {step} in '{path}' is "
-            f"unreadable (truncated or missing file?): {e}"
+            f"restore_checkpoint: the array index of {where} is unreadable (truncated or "
+            f"missing file?): {e}"
         ) from None
-    found: set[str] = set()
+    drivers: dict[str, str] = {}
     for key in keys:
-        name = key.decode().split("/", 1)[0]
-        found.add(name)
+        name, _, leaf = key.partition("/")
+        if leaf in (".zarray", "zarr.json"):
+            drivers[name] = "zarr" if leaf == ".zarray" else "zarr3"
         try:
             store.read(key).result()
         except Exception as e:
-            label = entries[name]["name"] if name in entries else name
+            label = entries[name].name if name in entries else name
             raise ValueError(
-                f"restore_checkpoint: entry '{label}' of checkpoint step {step} in '{path}' "
-                f"is unreadable (truncated or missing file?): {e}"
+                f"restore_checkpoint: entry '{label}' of {where} is unreadable (truncated or "
+                f"missing file?): {e}"
             ) from None
-    lost = [entries[k]["name"] for k in entries if k not in found]
+    lost = [e.name for key, e in entries.items() if key not in drivers]
     if lost:
-        raise ValueError(
-            f"restore_checkpoint: entry '{lost[0]}' is missing from checkpoint step {step} "
-            f"in '{path}'"
+        raise ValueError(f"restore_checkpoint: entry '{lost[0]}' is missing from {where}")
+    opening = {
+        key: ts.open(
+            {"driver": drivers[key], "kvstore": {"driver": "ocdbt", "base": base, "path": key}},
+            open=True,
         )
+        for key in entries
+    }
+    for key, future in opening.items():
+        entry = entries[key]
+        try:
+            array = future.result()
+            shape, dtype = tuple(array.shape), np.dtype(array.dtype.numpy_dtype)
+        except Exception as e:
+            raise ValueError(
+                f"restore_checkpoint: the stored array of entry '{entry.name}' in {where} is "
+                f"unreadable: {e}"
+            ) from None
+        if (shape, dtype) != (entry.shape, entry.dtype):
+            raise ValueError(
+                f"restore_checkpoint: entry '{entry.name}' claims shape {entry.shape} and dtype "
+                f"{dtype_name(entry.dtype)} in the manifest of {where}, but its stored array "
+                f"has shape {shape} and dtype {dtype_name(dtype)}"
+            )
 
 
 @contextlib.contextmanager
 def _rolled_back_on_error(opts: list[Optimizer]) -> Iterator[None]:
     """Undo `_ensure_state` (new slot Variables) if a later check fails."""
-    saved = [(o._names, o._state, o._state_leaves, o._state_def) for o in opts]
-    try:
+    with contextlib.ExitStack() as stack:
+        for opt in opts:
+            opt._tracked()
+            stack.enter_context(opt._transaction())
         yield
-    except BaseException:
-        for opt, (names, state, leaves, state_def) in zip(opts, saved):
-            kept = {v._uid for v in leaves}
-            for var in opt._state_leaves:
-                if var._uid not in kept:
-                    var.dispose()
-            opt._names, opt._state, opt._state_leaves, opt._state_def = (
-                names,
-                state,
-                leaves,
-                state_def,
-            )
-        raise
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -415,10 +419,11 @@ def _read_arrays(
     manager: ocp.CheckpointManager,
     step: int,
     path: str,
-    entries: dict[str, Any],
+    entries: dict[str, Entry],
     targets: dict[str, Variable],
 ) -> dict[str, Any]:
-    """The arrays for `targets`, each on its Variable's pinned sharding, else its saved one.
+    """The arrays for `targets`, each on its Variable's pinned sharding, else its saved one,
+    each checked once more for its Variable's shape and dtype.
 
     Arrays without a multi-device sharding come back uncommitted on the default device,
     like the value `tf.variable` makes from host data.
@@ -429,7 +434,7 @@ def _read_arrays(
     item: dict[str, Any] = {}
     restore_args: dict[str, Any] = {}
     for key, var in targets.items():
-        shape, dtype = tuple(entries[key]["shape"]), np.dtype(var.dtype)
+        shape, dtype = var.shape, np.dtype(var.dtype)
         sharding = var._sharding or saved_shardings.get(key)
         item[key] = jax.ShapeDtypeStruct(shape, dtype, sharding=sharding)
         if sharding is None:
@@ -450,10 +455,16 @@ def _read_arrays(
             f"restore_checkpoint: the arrays of checkpoint step {step} in '{path}' are "
             f"unreadable: {e}"
         ) from None
-    return {
-        key: jnp.asarray(value) if isinstance(value, np.ndarray) else value
-        for key, value in restored.items()
-    }
+    values = {}
+    for key, var in targets.items():
+        value = restored.get(key) if isinstance(restored, dict) else None
+        if value is None or (tuple(value.shape), value.dtype) != (var.shape, var.dtype):
+            raise ValueError(
+                f"restore_checkpoint: entry '{entries[key].name}' of checkpoint step {step} in "
+                f"'{path}' did not read back as Variable '{var.name}''s shape and dtype"
+            )
+        values[key] = jnp.asarray(value) if isinstance(value, np.ndarray) else value
+    return values
 
 
 def _saved_shardings(

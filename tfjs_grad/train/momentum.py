@@ -7,36 +7,42 @@ from typing import Any, NamedTuple
 import jax
 import optax
 
-from . import _schedule
-from ._optimizer import Optimizer
+from . import _hyperparams
+from ._optimizer import TfjsOptimizer
 
 
 class MomentumState(NamedTuple):
     accumulation: Any
-    count: Any
 
 
-def tfjs_momentum(
-    learning_rate: _schedule.LearningRate, momentum: float, use_nesterov: bool = False
+def _tfjs_momentum(
+    learning_rate: Any, momentum: float, use_nesterov: bool
 ) -> optax.GradientTransformation:
-    """tfjs's momentum update (velocity holds raw gradients; lr applied after)."""
-
     def init_fn(params: Any) -> MomentumState:
-        return MomentumState(jax.tree.map(lambda p: p * 0, params), _schedule.zero_count())
+        return MomentumState(jax.tree.map(lambda p: p * 0, params))
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        c = -_schedule.at(learning_rate, state.count)
+        c = -learning_rate
         acc = jax.tree.map(lambda a, g: a * momentum + g, state.accumulation, updates)
         if use_nesterov:
             out = jax.tree.map(lambda g, a: c * (g + a * momentum), updates, acc)
         else:
             out = jax.tree.map(lambda a: c * a, acc)
-        return out, MomentumState(acc, state.count + 1)
+        return out, MomentumState(acc)
 
     return optax.GradientTransformation(init_fn, update_fn)
 
 
-class MomentumOptimizer(Optimizer):
+def tfjs_momentum(
+    learning_rate: _hyperparams.LearningRate, momentum: float, use_nesterov: bool = False
+) -> optax.GradientTransformation:
+    """tfjs's momentum update (velocity holds raw gradients; lr applied after)."""
+    return _hyperparams.with_learning_rate_in_state(
+        _tfjs_momentum, learning_rate, momentum=momentum, use_nesterov=use_nesterov
+    )
+
+
+class MomentumOptimizer(TfjsOptimizer):
     """Momentum SGD (`tf.train.momentum`)."""
 
     class_name = "Momentum"
@@ -44,17 +50,23 @@ class MomentumOptimizer(Optimizer):
     _slots = (("accumulation", "momentum"),)
 
     def __init__(
-        self, learning_rate: _schedule.LearningRate, momentum: float, use_nesterov: bool = False
+        self,
+        learning_rate: _hyperparams.LearningRate,
+        momentum: float,
+        use_nesterov: bool = False,
     ):
         if momentum is None:
             raise ValueError("Argument 'momentum' passed to 'momentum' must be a number")
-        self._learningRate, self._momentum = learning_rate, momentum
-        self._useNesterov = bool(use_nesterov)
-        super().__init__(tfjs_momentum(learning_rate, momentum, self._useNesterov))
+        self._learningRate = _hyperparams.learning_rate(
+            learning_rate, "momentum", required_by="MomentumOptimizer"
+        )
+        self._momentum = _hyperparams.number(momentum, "momentum", "momentum", None)
+        self._useNesterov = _hyperparams.flag(use_nesterov, False)
+        super().__init__(tfjs_momentum(self._learningRate, self._momentum, self._useNesterov))
 
 
 def momentum(
-    learning_rate: _schedule.LearningRate, momentum: float, use_nesterov: bool = False
+    learning_rate: _hyperparams.LearningRate, momentum: float, use_nesterov: bool = False
 ) -> MomentumOptimizer:
     """`tf.train.momentum(learningRate, momentum, useNesterov=false)`.
 

@@ -17,32 +17,25 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from . import _schedule
-from ._optimizer import Optimizer
+from . import _hyperparams
+from ._optimizer import TfjsOptimizer
 
 
 class RMSPropState(NamedTuple):
     ms: Any
     mom: Any
     mg: Any  # None unless centered
-    count: Any
 
 
-def tfjs_rmsprop(
-    learning_rate: _schedule.LearningRate,
-    decay: float = 0.9,
-    momentum: float = 0.0,
-    epsilon: float = 1e-7,
-    centered: bool = False,
+def _tfjs_rmsprop(
+    learning_rate: Any, decay: float, momentum: float, epsilon: float, centered: bool
 ) -> optax.GradientTransformation:
-    """tfjs's RMSProp update."""
-
     def init_fn(params: Any) -> RMSPropState:
         zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
-        return RMSPropState(zeros(), zeros(), zeros() if centered else None, _schedule.zero_count())
+        return RMSPropState(zeros(), zeros(), zeros() if centered else None)
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        lr = _schedule.at(learning_rate, state.count)
+        lr = learning_rate
         ms = jax.tree.map(lambda s, g: s * decay + jnp.square(g) * (1 - decay), state.ms, updates)
         if centered:
             mg = jax.tree.map(lambda a, g: a * decay + g * (1 - decay), state.mg, updates)
@@ -53,12 +46,30 @@ def tfjs_rmsprop(
         mom = jax.tree.map(
             lambda m, g, d: m * momentum + (g * lr) / d, state.mom, updates, denominator
         )
-        return jax.tree.map(jnp.negative, mom), RMSPropState(ms, mom, mg, state.count + 1)
+        return jax.tree.map(jnp.negative, mom), RMSPropState(ms, mom, mg)
 
     return optax.GradientTransformation(init_fn, update_fn)
 
 
-class RMSPropOptimizer(Optimizer):
+def tfjs_rmsprop(
+    learning_rate: _hyperparams.LearningRate,
+    decay: float = 0.9,
+    momentum: float = 0.0,
+    epsilon: float = 1e-7,
+    centered: bool = False,
+) -> optax.GradientTransformation:
+    """tfjs's RMSProp update."""
+    return _hyperparams.with_learning_rate_in_state(
+        _tfjs_rmsprop,
+        learning_rate,
+        decay=decay,
+        momentum=momentum,
+        epsilon=epsilon,
+        centered=centered,
+    )
+
+
+class RMSPropOptimizer(TfjsOptimizer):
     """RMSProp as tfjs computes it (`tf.train.rmsprop`)."""
 
     class_name = "RMSProp"
@@ -66,21 +77,24 @@ class RMSPropOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _schedule.LearningRate,
+        learning_rate: _hyperparams.LearningRate,
         decay: float = 0.9,
         momentum: float = 0.0,
         epsilon: float | None = None,
         centered: bool = False,
     ):
-        if learning_rate is None:
-            raise ValueError("learningRate for RMSPropOptimizer must be defined.")
-        self._learningRate = learning_rate
-        self._decay = 0.9 if decay is None else decay
-        self._momentum = 0.0 if momentum is None else momentum
-        self._epsilon = 1e-7 if epsilon is None else epsilon
-        self._centered = bool(centered)
+        fn = "rmsprop"
+        self._learningRate = _hyperparams.learning_rate(
+            learning_rate, fn, required_by="RMSPropOptimizer"
+        )
+        self._decay = _hyperparams.number(decay, "decay", fn, 0.9)
+        self._momentum = _hyperparams.number(momentum, "momentum", fn, 0.0)
+        self._epsilon = _hyperparams.number(epsilon, "epsilon", fn, 1e-7)
+        self._centered = _hyperparams.flag(centered, False)
         super().__init__(
-            tfjs_rmsprop(learning_rate, self._decay, self._momentum, self._epsilon, self._centered)
+            tfjs_rmsprop(
+                self._learningRate, self._decay, self._momentum, self._epsilon, self._centered
+            )
         )
 
     def _slot_fields(self) -> tuple[tuple[str, str], ...]:
@@ -89,7 +103,7 @@ class RMSPropOptimizer(Optimizer):
 
 
 def rmsprop(
-    learning_rate: _schedule.LearningRate,
+    learning_rate: _hyperparams.LearningRate,
     decay: float = 0.9,
     momentum: float = 0.0,
     epsilon: float | None = None,

@@ -2,45 +2,46 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import jax
 import optax
 
-from . import _schedule
-from ._optimizer import Optimizer
+from . import _hyperparams
+from ._optimizer import TfjsOptimizer
 
 
-class SGDState(NamedTuple):
-    count: Any
-
-
-def tfjs_sgd(learning_rate: _schedule.LearningRate) -> optax.GradientTransformation:
-    """tfjs's SGD update as an optax transformation."""
-
-    def init_fn(params: Any) -> SGDState:
-        return SGDState(_schedule.zero_count())
+def _tfjs_sgd(learning_rate: Any) -> optax.GradientTransformation:
+    def init_fn(params: Any) -> optax.EmptyState:
+        return optax.EmptyState()
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        c = -_schedule.at(learning_rate, state.count)
-        return jax.tree.map(lambda g: c * g, updates), SGDState(state.count + 1)
+        c = -learning_rate
+        return jax.tree.map(lambda g: c * g, updates), state
 
     return optax.GradientTransformation(init_fn, update_fn)
 
 
-class SGDOptimizer(Optimizer):
+def tfjs_sgd(learning_rate: _hyperparams.LearningRate) -> optax.GradientTransformation:
+    """tfjs's SGD update as an optax transformation (the rate in `state.hyperparams`)."""
+    return _hyperparams.with_learning_rate_in_state(_tfjs_sgd, learning_rate)
+
+
+class SGDOptimizer(TfjsOptimizer):
     """Plain gradient descent (`tf.train.sgd`)."""
 
     class_name = "SGD"
     _config_keys = ("learningRate",)
     _slots = ()
 
-    def __init__(self, learning_rate: _schedule.LearningRate):
-        self._learningRate = learning_rate
-        super().__init__(tfjs_sgd(learning_rate))
+    def __init__(self, learning_rate: _hyperparams.LearningRate):
+        self._learningRate = _hyperparams.learning_rate(
+            learning_rate, "sgd", required_by="SGDOptimizer"
+        )
+        super().__init__(tfjs_sgd(self._learningRate))
 
 
-def sgd(learning_rate: _schedule.LearningRate) -> SGDOptimizer:
+def sgd(learning_rate: _hyperparams.LearningRate) -> SGDOptimizer:
     """`tf.train.sgd(learningRate)`.
 
     >>> import tfjs_grad as tf

@@ -638,6 +638,17 @@ prn('empty_rank2', T([], [0, 3]));
 prn('verbose', T([1, 2, 3, 4], [2, 2]), true);
 prn('verbose_scalar', I([5], []), true);
 prn('verbose_bool', B([false], [1]), true);
+prn('one_row', B([true, false], [1, 2]), true);
+prn('one_by_one_by_two', T([1, 2], [1, 1, 2]));
+prn('column', T([1, 2], [2, 1]));
+prn('rank5', tf.range(0, 8).reshape([2, 1, 2, 1, 2]));
+
+// How JS writes numbers (String(x)), which tfjs's messages and print use
+const JS_NUMBERS = [0, -0, 1, -1, 3, 2.5, 0.1, -1 / 3, 1e-7, 1.5e-7, 1e-6, 0.000001234, 123456789,
+  1e20, 1e21, 1.5e21, 123456789012345680000, 2 ** 53, 2 ** 70, 5e-324, 1.7976931348623157e308,
+  Math.PI, 100, 1000000, 0.5e-6, 4.35, 0.30000001192092896, NaN, Infinity, -Infinity, 1e-300,
+  -2.5e-8, 9.999999e20, 1e100];
+const jsNumbers = JS_NUMBERS.map((x) => ({value: num(x), text: String(x)}));
 
 // ------------------------------------------------------------------------------------------------
 // Buffers
@@ -741,6 +752,7 @@ diverge('truncatedNormal', 'bool_message', [[2], 0, 1, 'bool']);
     errors,
     random,
     prints,
+    js_numbers: jsNumbers,
     buffers,
     buffer_errors: bufferErrors,
     behaviours: behaviourCases,

@@ -32,7 +32,7 @@ _DTYPES = {
     "bool": jnp.bool_,
     "complex64": jnp.complex64,
 }
-_TFJS_DTYPES = frozenset(np.dtype(d) for d in (np.float32, np.int32, np.bool_))
+_UPCAST_ORDER = {np.dtype(d): i for i, d in enumerate((np.bool_, np.int32, np.float32))}
 
 NUMERIC = "numeric"
 """Any numeric tensor; array-likes get tfjs's inferred dtype."""
@@ -188,8 +188,8 @@ def upcast(arrays: Sequence[Any], raw: Sequence[Any] | None = None) -> Any:
     `bfloat16 + 1` stays bfloat16.
     """
     dtypes = [a.dtype for a in arrays]
-    if all(d in _TFJS_DTYPES for d in dtypes):
-        return jnp.result_type(*dtypes)
+    if all(d in _UPCAST_ORDER for d in dtypes):
+        return max(dtypes, key=_UPCAST_ORDER.__getitem__)
     raw = raw if raw is not None else arrays
     return jnp.result_type(*(r if _is_python_scalar(r) else a for a, r in zip(arrays, raw)))
 
@@ -251,7 +251,8 @@ def op(tfjs_name: str, **tensors: str) -> Callable[[F], F]:
             if len(raw) > 1:
                 dtype = upcast([values[n] for n in raw], list(raw.values()))
                 for name in raw:
-                    values[name] = values[name].astype(dtype)
+                    if values[name].dtype != dtype:
+                        values[name] = values[name].astype(dtype)
             return track(fn(**values))
 
         return wrapper  # type: ignore[return-value]

@@ -44,8 +44,10 @@ def number(x: Any) -> str:
 
 
 def array(values: Iterable[Any]) -> str:
-    """`String(array)`: the elements joined by commas, [2, 3] -> "2,3"."""
-    return ",".join(number(v) for v in values)
+    """`String(array)`: the elements joined by commas, nested arrays flattened: [2, 3] -> "2,3"."""
+    return ",".join(
+        v if isinstance(v, str) else array(v) if np.ndim(v) else number(v) for v in values
+    )
 
 
 def _fixed(x: float) -> str:

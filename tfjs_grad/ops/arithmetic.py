@@ -114,7 +114,7 @@ def minimum(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
 @op("pow", base=PROMOTED, exp=PROMOTED)
 def pow_(base: ArrayLike, exp: ArrayLike) -> jax.Array:
-    """base ** exp, broadcast, like `tf.pow` (`tf.pow`; int32 ** int32 stays int32).
+    """base ** exp, broadcast, like `tf.pow`; int32 ** int32 stays int32.
 
     >>> import tfjs_grad as tf
     >>> tf.pow(tf.tensor1d([2, 3]), tf.scalar(2, "int32"))
@@ -158,7 +158,7 @@ def neg(x: ArrayLike) -> jax.Array:
 
 @op("abs", x=NUMERIC)
 def abs_(x: ArrayLike) -> jax.Array:
-    """|x|, keeping x's dtype, like `tf.abs` (`tf.abs`).
+    """|x|, keeping x's dtype, like `tf.abs`.
 
     >>> import tfjs_grad as tf
     >>> tf.abs(tf.tensor1d([-2, 3], "int32"))

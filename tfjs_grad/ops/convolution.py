@@ -82,7 +82,7 @@ def _padding(
             for n, w, s, (lo, hi) in zip(size, window, strides, (rows, cols))
         ]
     else:
-        shown = pad if isinstance(pad, str) else _js.array(pad) if isinstance(pad, list) else pad
+        shown = _js.array(pad) if isinstance(pad, (list, tuple)) else pad
         raise ValueError(f"Unknown padding parameter: {shown}")
     # tfjs clips windows to the input, so whatever the output size needs is padding.
     return [

@@ -82,7 +82,7 @@ def mean(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
 
 @op("max", x=NUMERIC)
 def max_(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
-    """The maximum over axis, like `tf.max` (`tf.max`).
+    """The maximum over axis, like `tf.max`.
 
     >>> import tfjs_grad as tf
     >>> tf.max([[1, 5], [3, 2]], 0)
@@ -93,7 +93,7 @@ def max_(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
 
 @op("min", x=NUMERIC)
 def min_(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
-    """The minimum over axis, like `tf.min` (`tf.min`).
+    """The minimum over axis, like `tf.min`.
 
     >>> import tfjs_grad as tf
     >>> tf.min([[1, 5], [3, 2]], -1, True)

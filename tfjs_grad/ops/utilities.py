@@ -143,7 +143,7 @@ def _write(value: np.ndarray, verbose: bool) -> None:
 
 @op("print", x=NUMERIC)
 def print_(x: ArrayLike, verbose: bool = False) -> None:
-    """Print x the way tfjs does (`tf.print`); returns None.
+    """Print x as tfjs's `tf.print` does; returns None.
 
     Eagerly it prints at once. Inside `tf.jit`, `jax.jit`, `tf.grad`'s f and the other
     transforms it prints the values each time the compiled program runs, in program order.

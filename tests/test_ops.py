@@ -269,6 +269,31 @@ def test_errors_match_tfjs(op):
     _each(_check_error, _of("errors", op))
 
 
+_RANDOM = {"randomUniform", "randomNormal", "truncatedNormal", "multinomial"}
+
+
+def _check_none_means_default(case):
+    fn = resolve(case["op"])
+    params = list(inspect.signature(fn).parameters.values())
+    required = sum(p.default is inspect.Parameter.empty for p in params)
+    base = [decode(a) for a in case["args"]][:required]
+    expected = fn(*base)
+    for extra in range(1, len(params) - required + 1):
+        assert_matches_value(fn(*base, *([None] * extra)), expected)
+
+
+def assert_matches_value(out, expected):
+    assert jax.tree.structure(out) == jax.tree.structure(expected)
+    for a, b in zip(jax.tree.leaves(out), jax.tree.leaves(expected)):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("op", [op for op in _ops_with("cases") if op not in _RANDOM])
+def test_none_in_every_optional_slot_means_the_default(op):
+    _each(_check_none_means_default, _of("cases", op)[:1])
+
+
 def test_snake_case_keywords_and_none_for_defaults():
     x = tf.tensor2d([[1, 2], [3, 4]])
     np.testing.assert_array_equal(tf.sum(x, None, None), 10.0)

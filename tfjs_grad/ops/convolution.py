@@ -259,8 +259,10 @@ def avg_pool(
         _valid_counts(x4.shape[axis], window[i], stride[i], padding[i][0], total.shape[axis])
         for i, axis in enumerate((1, 2))
     )
-    counts = np.outer(rows, cols)[None, :, :, None].astype(np.float32)
-    out = (total / counts).astype(x4.dtype)
+    # Two small host vectors, multiplied in the program: inside tf.jit no image-sized
+    # constant is baked in.
+    counts = jnp.asarray(rows, jnp.float32)[:, None] * jnp.asarray(cols, jnp.float32)[None, :]
+    out = (total / counts[None, :, :, None]).astype(x4.dtype)
     return out[0] if unbatched else out
 
 

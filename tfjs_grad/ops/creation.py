@@ -269,9 +269,14 @@ def range_(start: float, stop: float, step: float = 1, dtype: Any = "float32") -
         count = abs(math.ceil((stop - start) / step))
         if stop < start and step == 1:
             step = -1
-    # The arguments are static numbers: build the values on the host, in float64.
-    values = start + step * np.arange(count, dtype=np.float64)
-    return jnp.asarray(values.astype(to_dtype(dtype)))
+    target = to_dtype(dtype)
+    if all(float(v).is_integer() for v in (start, step)) and not jnp.issubdtype(
+        target, jnp.floating
+    ):
+        return (jnp.arange(count, dtype=jnp.int32) * int(step) + int(start)).astype(target)
+    # An iota in the program, not a host constant: inside tf.jit nothing count-sized is
+    # baked in.
+    return (jnp.arange(count, dtype=jnp.float32) * step + start).astype(target)
 
 
 @op("oneHot", indices=INT)

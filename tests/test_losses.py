@@ -37,10 +37,10 @@ def _snake(name):
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _decode(arg, param):
+def _decode(arg):
     kind = arg["kind"]
     if kind == "undefined":
-        return None if param.default is inspect.Parameter.empty else param.default
+        return None  # JS undefined: None in an optional slot means the default
     if kind == "tensor":
         values = [float(v) for v in arg["values"]]
         return np.asarray(values, dtype=arg["dtype"]).reshape(arg["shape"])
@@ -49,10 +49,10 @@ def _decode(arg, param):
 
 
 def _args(case):
-    """The fixture's positional arguments, tfjs's `undefined` replaced by our defaults."""
+    """The fixture's positional arguments, tfjs's `undefined` passed as None."""
     params = list(inspect.signature(_FNS[case["fn"]]).parameters.values())
     assert [p.name for p in params] == [_snake(a["name"]) for a in case["args"]]
-    return [_decode(a, p) for a, p in zip(case["args"], params, strict=True)]
+    return [_decode(a) for a in case["args"]]
 
 
 def _expected(t):
@@ -137,6 +137,8 @@ def test_gradients_match_tfjs(fn):
 def _check_softmax_label_gradient(case):
     (label_grad, logits_grad), (labels, logits) = _vjp(case)
     _, weights, label_smoothing, reduction = _args(case)[1:]
+    label_smoothing = 0.0 if label_smoothing is None else label_smoothing
+    reduction = losses.Reduction.SUM_BY_NONZERO_WEIGHTS if reduction is None else reduction
     true_grad = jax.grad(_true_softmax_ce)(labels, logits, weights, label_smoothing, reduction)
     np.testing.assert_allclose(label_grad, true_grad, rtol=_RTOL, atol=_ATOL)
     # tfjs gives the smoothed labels -(logits gradient) instead, i.e. y - softmax(x).
@@ -168,10 +170,55 @@ def test_message_has_two_spaces_and_comma_joined_shapes():
         losses.huber_loss(jnp.zeros((2, 3)), jnp.zeros((3, 2)))
 
 
-@pytest.mark.parametrize("bad", [True, None, "SUM", 4, 2.5, [1]])
+@pytest.mark.parametrize("bad", [True, "SUM", 4, 2.5, [1]])
 def test_unknown_reduction_raises_value_error(bad):
     with pytest.raises(ValueError, match=f"^Unknown reduction: {re.escape(str(bad))}$"):
         losses.mean_squared_error([1.0, 2.0], [1.0, 3.0], None, bad)
+
+
+# tfjs's names for each loss's tensor arguments, in positional order
+_TENSOR_ARGS = {
+    "absoluteDifference": ["labels", "predictions", "weights"],
+    "computeWeightedLoss": ["losses", "weights"],
+    "cosineDistance": ["labels", "predictions", None, "weights"],
+    "hingeLoss": ["labels", "predictions", "weights"],
+    "huberLoss": ["labels", "predictions", "weights"],
+    "logLoss": ["labels", "predictions", "weights"],
+    "meanSquaredError": ["labels", "predictions", "weights"],
+    "sigmoidCrossEntropy": ["multiClassLabels", "logits", "weights"],
+    "softmaxCrossEntropy": ["onehotLabels", "logits", "weights"],
+}
+
+
+@pytest.mark.parametrize("fn", sorted(_FNS))
+@pytest.mark.parametrize("bad", [{"x": 1}, "text", object()])
+def test_a_non_tensor_argument_is_named_with_the_loss(fn, bad):
+    good = [[[0.0, 1.0], [1.0, 0.0]], [[0.25, 0.75], [0.5, 0.5]], 1, [1.0, 2.0]]
+    for position, name in enumerate(_TENSOR_ARGS[fn]):
+        if name is None:
+            continue
+        args = good[: len(_TENSOR_ARGS[fn])]
+        args[position] = bad
+        expected = (
+            f"Argument '{name}' passed to '{fn}' must be a Tensor or TensorLike, "
+            f"but got '{type(bad).__name__}'"
+        )
+        with pytest.raises(TypeError) as info:
+            _FNS[fn](*args)
+        assert str(info.value) == expected
+
+
+@pytest.mark.parametrize("fn", sorted(_FNS))
+def test_none_in_every_optional_slot_means_the_default(fn):
+    loss = _FNS[fn]
+    params = list(inspect.signature(loss).parameters.values())
+    required = [p for p in params if p.default is inspect.Parameter.empty]
+    optional = [p for p in params if p.default is not inspect.Parameter.empty]
+    labels, predictions = [[0.0, 1.0], [1.0, 0.0]], [[0.25, 0.75], [0.5, 0.5]]
+    args = [labels, predictions, 1][: len(required)]
+    np.testing.assert_array_equal(loss(*args, *([None] * len(optional))), loss(*args))
+    for p in optional:  # and by keyword
+        np.testing.assert_array_equal(loss(*args, **{p.name: None}), loss(*args))
 
 
 def test_reduction_is_int_enum_and_plain_ints_are_accepted():

@@ -5,8 +5,7 @@
 [2.0, 4.0, 6.0]
 """
 
-from . import io, losses, train
-from ._tensors import ones, random_normal, randomNormal, scalar, tensor, tensor1d, tensor2d, zeros
+from . import io, losses, ops, train, util
 from .functional import functionalize, get_state, set_state
 from .gradients import (
     ValueAndGrad,
@@ -28,6 +27,17 @@ from .gradients import (
 from .jit import jit, jit_loop
 from .losses import Reduction
 from .memory import Memory, dispose, keep, memory, tidy
+from .ops import *  # noqa: F403  (the ops are tf.<name>, as in tfjs; see ops.__all__)
+
+# tfjs names that equal Python builtins: attributes of tf, never star-exported.
+from .ops import abs as abs
+from .ops import max as max
+from .ops import min as min
+from .ops import pow as pow
+from .ops import print as print
+from .ops import range as range
+from .ops import slice as slice
+from .ops import sum as sum
 from .train import NamedTensor, Optimizer
 from .variables import (
     Variable,
@@ -54,7 +64,9 @@ __all__ = [
     "jit",
     "jit_loop",
     "set_state",
+    "ops",
     "train",
+    "util",
     "Variable",
     "ValueAndGrad",
     "ValueAndGrads",
@@ -65,17 +77,10 @@ __all__ = [
     "disposeVariables",
     "grad",
     "grads",
-    "ones",
-    "random_normal",
-    "randomNormal",
     "registered_variables",
     "registeredVariables",
-    "scalar",
     "stop_gradient",
     "stopGradient",
-    "tensor",
-    "tensor1d",
-    "tensor2d",
     "value_and_grad",
     "value_and_grads",
     "valueAndGrad",
@@ -83,5 +88,5 @@ __all__ = [
     "variable",
     "variable_grads",
     "variableGrads",
-    "zeros",
 ]
+__all__ += ops.__all__

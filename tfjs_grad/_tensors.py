@@ -1,9 +1,20 @@
-"""Tensor helpers for porting tfjs code, and the one conversion every entry point uses."""
+"""The one argument conversion every public function uses: tfjs's `convertToTensor`.
+
+`convert` turns one argument into an array by tfjs's rules (JS numbers are float32, typed
+arrays keep a tfjs dtype, a dtype an op asks for is parsed or asserted) and raises tfjs's
+TypeError naming the argument and the function. `op` wraps a public function so that its
+tensor arguments go through `convert`, `None` in an optional slot means the default (JS
+`undefined`), its tensor arguments are promoted to one dtype where tfjs makes types match,
+and its result is reported to `tf.tidy` (`_scope.track`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+import inspect
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -13,6 +24,7 @@ from ._scope import track
 
 ArrayLike = Any
 Shape = Sequence[int]
+F = TypeVar("F", bound=Callable[..., Any])
 
 _DTYPES = {
     "float32": jnp.float32,
@@ -20,6 +32,18 @@ _DTYPES = {
     "bool": jnp.bool_,
     "complex64": jnp.complex64,
 }
+_UPCAST_ORDER = {np.dtype(d): i for i, d in enumerate((np.bool_, np.int32, np.float32))}
+
+NUMERIC = "numeric"
+"""Any numeric tensor; array-likes get tfjs's inferred dtype."""
+FLOAT = "float32"
+"""Float tensors only (any float dtype); array-likes are parsed as float32."""
+INT = "int32"
+"""Integer tensors only; array-likes are parsed as int32 (truncated)."""
+BOOL = "bool"
+"""Bool tensors only; array-likes are parsed as bool (nonzero is true)."""
+PROMOTED = "promoted"
+"""Numeric; then all PROMOTED arguments of a call are cast to one dtype (tfjs's upcastType)."""
 
 
 def to_dtype(dtype: Any, *, argument: str = "dtype") -> Any:
@@ -37,8 +61,7 @@ def to_dtype(dtype: Any, *, argument: str = "dtype") -> Any:
 
 def dtype_name(dtype: Any) -> str:
     """tfjs's name for a dtype ('float32', 'int32', 'bool'); numpy's name otherwise."""
-    name = np.dtype(dtype).name
-    return name
+    return np.dtype(dtype).name
 
 
 def js_shape(shape: Sequence[int]) -> str:
@@ -56,145 +79,182 @@ def _is_python_numeric(values: Any) -> bool:
     return False
 
 
-def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype: Any = None):
-    """Turn an array-like into an array, the way tfjs's `convertToTensor` does.
+def _not_tensor_like(argument: str, fn: str, values: Any) -> TypeError:
+    got = "null" if values is None else type(values).__name__
+    return TypeError(
+        f"Argument '{argument}' passed to '{fn}' must be a Tensor or TensorLike, but got '{got}'"
+    )
 
-    Python numbers and nested lists of numbers become float32 (as JS numbers do);
-    arrays keep their dtype; JAX tracers pass through untouched. Strings and objects
-    that are not array-like raise TypeError naming the argument and function.
+
+def _wrong_dtype(argument: str, fn: str, expected: str, actual: Any) -> TypeError:
+    return TypeError(
+        f"Argument '{argument}' passed to '{fn}' must be {expected} tensor, "
+        f"but got {dtype_name(actual)} tensor"
+    )
+
+
+def _accepts(expected: str, dtype: np.dtype) -> bool:
+    if expected == FLOAT:
+        return jnp.issubdtype(dtype, jnp.floating)
+    if expected == INT:
+        return jnp.issubdtype(dtype, jnp.integer)
+    if expected == BOOL:
+        return dtype == np.bool_
+    return True
+
+
+def _parse(values: Any, argument: str, fn: str) -> tuple[Any, Any]:
+    """An array-like as a host (or, holding tracers, JAX) array, and the dtype tfjs infers."""
+    if isinstance(values, (np.ndarray, np.generic)):
+        array = np.asarray(values)
+        inferred = {"b": np.bool_, "i": np.int32, "u": np.int32, "f": np.float32}.get(
+            array.dtype.kind, np.complex64 if array.dtype.kind == "c" else None
+        )
+        if inferred is None:
+            raise _not_tensor_like(argument, fn, values)
+        return array, np.dtype(inferred)  # Int32Array / Uint8Array -> int32
+    if not isinstance(values, (bool, int, float, list, tuple)):
+        raise _not_tensor_like(argument, fn, values)
+    try:
+        array = np.asarray(values)
+    except jax.errors.TracerArrayConversionError:
+        array = jnp.asarray(values)  # a list holding traced arrays: let JAX stack it
+    except (TypeError, ValueError) as error:
+        raise _not_tensor_like(argument, fn, values) from error
+    if array.dtype.kind == "b":
+        return array, np.dtype(np.bool_)
+    if array.dtype.kind not in "iuf":
+        raise _not_tensor_like(argument, fn, values)
+    return array, np.dtype(np.float32)  # JS numbers
+
+
+def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype: Any = None):
+    """Turn one argument into an array, the way tfjs's `convertToTensor` does.
+
+    Variables give their current value (the traced one inside a transform); JAX arrays and
+    tracers keep their dtype. Python numbers and lists of numbers become float32 (JS numbers),
+    lists of bools bool; numpy floats become float32, numpy integers of any width int32,
+    numpy bools stay bool.
+
+    Args:
+      values: the argument.
+      argument: its tfjs name, for messages.
+      fn: the tfjs name of the function it was passed to, for messages.
+      dtype: tfjs's `parseAsDtype`: None (any numeric), FLOAT, INT or BOOL. Array-likes are
+        parsed as that dtype; arrays must already have it.
+
+    Raises:
+      TypeError: naming the argument and the function, when the value is not tensor-like or
+        an array has a dtype the function does not take.
+
+    >>> from tfjs_grad._tensors import convert
+    >>> convert([1, 2], argument="a", fn="add").dtype
+    dtype('float32')
+    >>> convert({}, argument="a", fn="add")
+    Traceback (most recent call last):
+    TypeError: Argument 'a' passed to 'add' must be a Tensor or TensorLike, but got 'dict'
     """
     from .variables import Variable  # circular: variables imports this module
 
     if isinstance(values, Variable):
         values = values.read()
-    if isinstance(values, (str, bytes)) or values is None:
-        got = "null" if values is None else type(values).__name__
-        raise TypeError(
-            f"Argument '{argument}' passed to '{fn}' must be a Tensor or TensorLike, "
-            f"but got '{got}'"
-        )
-    target = to_dtype(dtype)
+    expected = NUMERIC if dtype in (None, NUMERIC, PROMOTED) else dtype
     if isinstance(values, jax.Array):
-        return values if target is None or values.dtype == target else values.astype(target)
-    if _is_python_numeric(values):
-        return jnp.asarray(values, dtype=target or jnp.float32)
-    try:
-        array = jnp.asarray(values)
-    except (TypeError, ValueError) as error:
-        raise TypeError(
-            f"Argument '{argument}' passed to '{fn}' must be a Tensor or TensorLike, "
-            f"but got '{type(values).__name__}'"
-        ) from error
-    if array.dtype == jnp.float64:
-        array = array.astype(jnp.float32)
-    return array if target is None else array.astype(target)
+        if not _accepts(expected, values.dtype):
+            raise _wrong_dtype(argument, fn, expected, values.dtype)
+        return values
+    array, inferred = _parse(values, argument, fn)
+    return jnp.asarray(parse_as(array, inferred if expected == NUMERIC else to_dtype(expected)))
 
 
-def tensor(values: ArrayLike, shape: Shape | None = None, dtype: Any = None) -> jax.Array:
-    """Create an array from values, like `tf.tensor`.
+def parse_as(array: Any, dtype: Any) -> Any:
+    """Values converted as tfjs's `toTypedArray` does: int32 truncates, bool is
+    `Math.round(v) != 0` (so 0.4 is false, 0.5 true)."""
+    if np.dtype(dtype) == np.bool_ and array.dtype != np.bool_:
+        xp = np if isinstance(array, np.ndarray) else jnp
+        return xp.floor(array + 0.5) != 0
+    return array.astype(dtype)
 
-    >>> import tfjs_grad as tf
-    >>> tf.tensor([1, 2, 3, 4], [2, 2]).shape
-    (2, 2)
+
+def _is_python_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def upcast(arrays: Sequence[Any], raw: Sequence[Any] | None = None) -> Any:
+    """The dtype tfjs's `upcastType` gives `arrays` (bool < int32 < float32).
+
+    With a dtype tfjs does not have (bfloat16, float16, ...), JAX's promotion decides, and
+    a Python number among `raw` (the arguments before conversion) is weakly typed there, so
+    `bfloat16 + 1` stays bfloat16.
     """
-    array = convert(values, argument="values", fn="tensor", dtype=dtype)
-    if shape is not None:
-        shape = tuple(shape)
-        if array.ndim == 0 and int(np.prod(shape)) != 1:
-            array = jnp.full(shape, array)
-        elif int(np.prod(shape)) != array.size:
-            raise ValueError(
-                f"Based on the provided shape, [{','.join(map(str, shape))}], the tensor "
-                f"should have {int(np.prod(shape))} values but has {array.size}"
-            )
-        array = array.reshape(shape)
-    return track(array, (values,))
+    dtypes = [a.dtype for a in arrays]
+    if all(d in _UPCAST_ORDER for d in dtypes):
+        return max(dtypes, key=_UPCAST_ORDER.__getitem__)
+    raw = raw if raw is not None else arrays
+    return jnp.result_type(*(r if _is_python_scalar(r) else a for a, r in zip(arrays, raw)))
 
 
-def scalar(value: ArrayLike, dtype: Any = None) -> jax.Array:
-    """A rank-0 array, like `tf.scalar`.
+def _camel(name: str) -> str:
+    return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), name)
 
-    >>> import tfjs_grad as tf
-    >>> float(tf.scalar(3.5))
-    3.5
+
+def op(tfjs_name: str, **tensors: str) -> Callable[[F], F]:
+    """Decorate a public function: convert its tensor arguments, defaults for None, track.
+
+    Args:
+      tfjs_name: the function's tfjs name, used in messages.
+      **tensors: parameter name -> NUMERIC, FLOAT, INT, BOOL or PROMOTED. The argument's
+        tfjs name in messages is the parameter name in camelCase. An optional tensor
+        parameter (default None) left as None is not converted.
+
+    Every other parameter whose default is not None takes its default when passed None,
+    as JS functions treat `undefined`.
     """
-    array = convert(value, argument="value", fn="scalar", dtype=dtype)
-    if array.ndim != 0:
-        raise ValueError("scalar() requires a single number as its value")
-    return track(array, (value,))
 
+    def decorate(fn: F) -> F:
+        params = list(inspect.signature(fn).parameters.values())
+        names = [p.name for p in params]
+        unknown = set(tensors) - set(names)
+        if unknown:
+            raise TypeError(f"{fn.__name__} has no parameters {sorted(unknown)}")
+        defaults = {
+            p.name: p.default
+            for p in params
+            if p.default is not inspect.Parameter.empty and p.default is not None
+        }
+        optional = {p.name for p in params if p.default is None}
+        argument_names = {name: _camel(name) for name in tensors}
+        promoted = [name for name, kind in tensors.items() if kind == PROMOTED]
 
-def _ranked(values: ArrayLike, rank: int, fn: str, shape: Shape | None, dtype: Any):
-    array = tensor(values, shape, dtype)
-    if array.ndim != rank:
-        raise ValueError(f"{fn}() requires values of rank {rank}, but got rank {array.ndim}")
-    return array
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if len(args) > len(names):
+                raise TypeError(
+                    f"{fn.__name__}() takes {len(names)} positional arguments "
+                    f"but {len(args)} were given"
+                )
+            values = dict(zip(names, args))
+            for name, value in kwargs.items():
+                if name in values:
+                    raise TypeError(f"{fn.__name__}() got multiple values for argument '{name}'")
+                values[name] = value
+            for name, value in values.items():
+                if value is None and name in defaults:
+                    values[name] = defaults[name]
+            raw = {name: values[name] for name in promoted if name in values}
+            for name, kind in tensors.items():
+                if name not in values or (values[name] is None and name in optional):
+                    continue
+                values[name] = convert(
+                    values[name], argument=argument_names[name], fn=tfjs_name, dtype=kind
+                )
+            if len(raw) > 1:
+                dtype = upcast([values[n] for n in raw], list(raw.values()))
+                for name in raw:
+                    if values[name].dtype != dtype:
+                        values[name] = values[name].astype(dtype)
+            return track(fn(**values), (*values.values(), *args, *kwargs.values()))
 
+        return wrapper  # type: ignore[return-value]
 
-def tensor1d(values: ArrayLike, dtype: Any = None) -> jax.Array:
-    """A rank-1 array, like `tf.tensor1d`.
-
-    >>> import tfjs_grad as tf
-    >>> tf.tensor1d([1, 2, 3]).tolist()
-    [1.0, 2.0, 3.0]
-    """
-    return _ranked(values, 1, "tensor1d", None, dtype)
-
-
-def tensor2d(values: ArrayLike, shape: Shape | None = None, dtype: Any = None) -> jax.Array:
-    """A rank-2 array, like `tf.tensor2d`.
-
-    >>> import tfjs_grad as tf
-    >>> tf.tensor2d([[1, 2], [3, 4]]).shape
-    (2, 2)
-    """
-    return _ranked(values, 2, "tensor2d", shape, dtype)
-
-
-def zeros(shape: Shape, dtype: Any = "float32") -> jax.Array:
-    """An array of zeros, like `tf.zeros`.
-
-    >>> import tfjs_grad as tf
-    >>> tf.zeros([2]).tolist()
-    [0.0, 0.0]
-    """
-    return track(jnp.zeros(tuple(shape), to_dtype(dtype)))
-
-
-def ones(shape: Shape, dtype: Any = "float32") -> jax.Array:
-    """An array of ones, like `tf.ones`.
-
-    >>> import tfjs_grad as tf
-    >>> tf.ones([2]).tolist()
-    [1.0, 1.0]
-    """
-    return track(jnp.ones(tuple(shape), to_dtype(dtype)))
-
-
-_seed_counter = iter(range(2**31))
-
-
-def random_normal(
-    shape: Shape,
-    mean: float = 0.0,
-    stddev: float = 1.0,
-    dtype: Any = "float32",
-    seed: int | None = None,
-) -> jax.Array:
-    """Normally distributed values, like `tf.randomNormal`.
-
-    Without a seed each call draws fresh numbers (a process-wide counter feeds
-    `jax.random.key`); with a seed the result is reproducible.
-
-    >>> import tfjs_grad as tf
-    >>> bool((tf.random_normal([2, 2], seed=1) == tf.random_normal([2, 2], seed=1)).all())
-    True
-    """
-    dtype = to_dtype(dtype)
-    if dtype not in (np.dtype(np.float32),):
-        raise ValueError(f"Unsupported data type {dtype_name(dtype)}")
-    key = jax.random.key(next(_seed_counter) if seed is None else seed)
-    return track(mean + stddev * jax.random.normal(key, tuple(shape), dtype))
-
-
-randomNormal = random_normal
+    return decorate

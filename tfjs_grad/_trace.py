@@ -206,7 +206,7 @@ def _as_output(y: Any) -> Any:
     raise NotATensorError("The result y returned by f() must be a tensor.")
 
 
-def _vjp_of_program(
+def vjp_of_program(
     jaxpr: Any,
     connected: tuple[bool, ...],
     with_dy: bool,
@@ -249,26 +249,37 @@ def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[
     eager = program.eager and not any(isinstance(x, Tracer) for x in (*xs, dy))
     jaxpr, connected, consts = program.jaxpr, program.connected, program.consts
     if not eager or has_callbacks(jaxpr):
-        return _vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
+        return vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
     if has_user_rules(jaxpr):
         whole = jax.tree.flatten((consts, xs, dy))
 
         def flat_vjp(*leaves: Any) -> list[Any]:
             c, x, d = jax.tree.unflatten(whole[1], leaves)
-            return jax.tree.leaves(_vjp_of_program(jaxpr, connected, with_dy, c, x, d))
+            return jax.tree.leaves(vjp_of_program(jaxpr, connected, with_dy, c, x, d))
 
         closed = trace_to_jaxpr(flat_vjp, [jax.typeof(leaf) for leaf in whole[0]])
         key = ("vjp", structure_key(closed.jaxpr))
-        run = _cached(key, lambda: _evaluate(closed.jaxpr))
+        run = cached(key, lambda: _evaluate(closed.jaxpr))
         outs = run(closed.consts, whole[0])
         n_grads = sum(connected)
         return outs[0], list(outs[1 : 1 + n_grads]), list(outs[1 + n_grads :])
     key = (structure_key(jaxpr), connected, with_dy)
 
     def compiled(consts: list[Any], xs: list[Any], dy: Any) -> Any:
-        return _vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
+        return vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
 
-    return _cached(key, lambda: compiled)(consts, xs, dy)
+    return cached(key, lambda: compiled)(consts, xs, dy)
+
+
+def program_key(program: Program) -> Any | None:
+    """A key naming what an eager program computes, for compiling more around it (the
+    optimizer's fused step); None when it must go through `vjp` (value-dependent f,
+    traced constants, host callbacks, user-written derivative rules)."""
+    if program.concrete is not None or not program.eager:
+        return None
+    if has_callbacks(program.jaxpr) or has_user_rules(program.jaxpr):
+        return None
+    return (structure_key(program.jaxpr), program.connected)
 
 
 def _transpose(program: Program, dy: Any) -> tuple[Any, list[Any], list[Any]]:
@@ -283,11 +294,14 @@ def _evaluate(jaxpr: Any) -> Callable[..., Any]:
     return lambda consts, leaves: eval_jaxpr(jaxpr, consts, *leaves)
 
 
-def _cached(key: Any, make: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:
+def cached(
+    key: Any, make: Callable[[], Callable[..., Any]], donate: tuple[int, ...] = ()
+) -> Callable[..., Any]:
+    """The compiled `make()` for `key` (made on a miss; least recently used evicted)."""
     run = _compiled.get(key)
     if run is None:
         stats["compiles"] += 1
-        run = _compiled[key] = jax.jit(make())
+        run = _compiled[key] = jax.jit(make(), donate_argnums=donate)
         if len(_compiled) > _CACHE_SIZE:
             _compiled.popitem(last=False)
     else:

@@ -225,6 +225,21 @@ def variable_grads(
     (14.75, [2.0, 4.0, 6.0], [1.0, 1.0, 1.0])
     >>> x.dispose(); y.dispose()
     """
+    return loss_gradients(loss_program(f, var_list))
+
+
+class LossProgram(NamedTuple):
+    """A traced loss f (variable_grads's first half): the program and its Variables."""
+
+    program: _trace.Program
+    candidates: list[Variable]  # var_list, or every live Variable
+    trainable: list[Variable]  # the program's inputs, in order
+    connected: list[Variable]  # the trainable ones the loss depends on
+    explicit: bool  # whether var_list was given
+
+
+def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None) -> LossProgram:
+    """Check the arguments, trace f once and apply tfjs's connection and shape rules."""
     if not callable(f):
         raise TypeError("The f passed in variableGrads(f) must be a function")
     explicit = var_list is not None
@@ -269,12 +284,18 @@ def variable_grads(
         )
     for v in connected:
         _differentiable(v, v.name, "variableGrads")
-    xs = [v.read() if needed else None for v, needed in zip(trainable, program.needed)]
+    return LossProgram(program, candidates, trainable, connected, explicit)
+
+
+def loss_gradients(loss: LossProgram) -> VariableGrads:
+    """variable_grads's second half: run the program's vjp, apply f's writes."""
+    program = loss.program
+    xs = [v.read() if needed else None for v, needed in zip(loss.trainable, program.needed)]
     value, gs, writes = _trace.vjp(program, xs, None)
     _trace.write_back(program, writes)
-    by_name: dict[str, jax.Array | None] = {v.name: g for v, g in zip(connected, gs)}
-    if explicit:
-        by_name.update((v.name, None) for v in candidates if not v.trainable)
+    by_name: dict[str, jax.Array | None] = {v.name: g for v, g in zip(loss.connected, gs)}
+    if loss.explicit:
+        by_name.update((v.name, None) for v in loss.candidates if not v.trainable)
     return VariableGrads(value, {name: by_name[name] for name in _js_key_order(by_name)})
 
 

@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 import jax
 import jax.numpy as jnp
 
-from ._tensors import convert, js_shape
+from ._tensors import NUMERIC, js_shape, op
 
 __all__ = [
     "Reduction",
@@ -51,11 +51,6 @@ class Reduction(enum.IntEnum):
     SUM_BY_NONZERO_WEIGHTS = 3
 
 
-def _tensor(x: TensorLike) -> jax.Array:
-    # JS numbers are float32 tensors in tfjs; Python numbers and lists follow suit.
-    return convert(x, argument="x", fn="tf.losses")
-
-
 def _as_float(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Array]:
     # tfjs casts both to float32; a custom_jvp needs float inputs to carry tangents.
     dtype = jnp.result_type(labels.dtype, logits.dtype, jnp.float32)
@@ -77,6 +72,7 @@ def _reduction(reduction: Any) -> Reduction:
     raise ValueError(f"Unknown reduction: {reduction}")
 
 
+@op("computeWeightedLoss", losses=NUMERIC, weights=NUMERIC)
 def compute_weighted_loss(
     losses: TensorLike,
     weights: TensorLike | None = None,
@@ -101,8 +97,7 @@ def compute_weighted_loss(
     >>> losses.compute_weighted_loss([[1.0, 2.0], [3.0, 4.0]], [[1.0], [0.0]])
     Array(1.5, dtype=float32)
     """
-    losses = _tensor(losses)
-    w = None if weights is None else _tensor(weights)
+    w = weights
     if w is not None:
         try:
             jnp.broadcast_shapes(losses.shape, w.shape)
@@ -127,6 +122,7 @@ def compute_weighted_loss(
     return jnp.sum(weighted) / num_nonzero
 
 
+@op("absoluteDifference", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
 def absolute_difference(
     labels: TensorLike,
     predictions: TensorLike,
@@ -148,11 +144,11 @@ def absolute_difference(
     >>> losses.absolute_difference([1.0, 2.0, 3.0], [2.0, 2.0, 5.0])
     Array(1., dtype=float32)
     """
-    labels, predictions = _tensor(labels), _tensor(predictions)
     _check_shapes("absoluteDifference", labels, predictions)
     return compute_weighted_loss(jnp.abs(labels - predictions), weights, reduction)
 
 
+@op("meanSquaredError", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
 def mean_squared_error(
     labels: TensorLike,
     predictions: TensorLike,
@@ -174,11 +170,11 @@ def mean_squared_error(
     >>> losses.mean_squared_error([1.0, 2.0, 3.0], [2.0, 2.0, 5.0])
     Array(1.6666666, dtype=float32)
     """
-    labels, predictions = _tensor(labels), _tensor(predictions)
     _check_shapes("meanSquaredError", labels, predictions)
     return compute_weighted_loss(jnp.square(labels - predictions), weights, reduction)
 
 
+@op("cosineDistance", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
 def cosine_distance(
     labels: TensorLike,
     predictions: TensorLike,
@@ -206,12 +202,12 @@ def cosine_distance(
     Array([[0.5 ],
            [0.75]], dtype=float32)
     """
-    labels, predictions = _tensor(labels), _tensor(predictions)
     _check_shapes("cosineDistance", labels, predictions)
     distance = 1 - jnp.sum(labels * predictions, axis=axis, keepdims=True)
     return compute_weighted_loss(distance, weights, reduction)
 
 
+@op("hingeLoss", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
 def hinge_loss(
     labels: TensorLike,
     predictions: TensorLike,
@@ -235,12 +231,12 @@ def hinge_loss(
     >>> losses.hinge_loss([1.0, 0.0, 1.0, 0.0], [0.3, 0.3, 2.0, -2.0])
     Array(0.5, dtype=float32)
     """
-    labels, predictions = _tensor(labels), _tensor(predictions)
     _check_shapes("hingeLoss", labels, predictions)
     signs = 2 * labels - 1
     return compute_weighted_loss(jax.nn.relu(1 - signs * predictions), weights, reduction)
 
 
+@op("huberLoss", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
 def huber_loss(
     labels: TensorLike,
     predictions: TensorLike,
@@ -267,7 +263,6 @@ def huber_loss(
     >>> losses.huber_loss([0.0, 0.0, 0.0], [0.5, 1.0, 3.0], reduction=losses.Reduction.NONE)
     Array([0.125, 0.5  , 2.5  ], dtype=float32)
     """
-    labels, predictions = _tensor(labels), _tensor(predictions)
     _check_shapes("huberLoss", labels, predictions)
     error = jnp.abs(predictions - labels)
     quadratic = jnp.minimum(error, delta)
@@ -275,6 +270,7 @@ def huber_loss(
     return compute_weighted_loss(0.5 * jnp.square(quadratic) + delta * linear, weights, reduction)
 
 
+@op("logLoss", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
 def log_loss(
     labels: TensorLike,
     predictions: TensorLike,
@@ -298,7 +294,6 @@ def log_loss(
     >>> losses.log_loss([1.0, 0.0], [0.5, 0.5])
     Array(0.69314694, dtype=float32)
     """
-    labels, predictions = _tensor(labels), _tensor(predictions)
     _check_shapes("logLoss", labels, predictions)
     l1 = -(labels * jnp.log(predictions + epsilon))
     l2 = (1 - labels) * jnp.log(1 - predictions + epsilon)
@@ -322,6 +317,7 @@ def _sigmoid_cross_entropy_jvp(
     return loss, (jax.nn.sigmoid(logits) - labels) * logits_dot - logits * labels_dot
 
 
+@op("sigmoidCrossEntropy", multi_class_labels=NUMERIC, logits=NUMERIC, weights=NUMERIC)
 def sigmoid_cross_entropy(
     multi_class_labels: TensorLike,
     logits: TensorLike,
@@ -349,7 +345,7 @@ def sigmoid_cross_entropy(
     ...                              reduction=losses.Reduction.NONE)
     Array([ 0.126928 ,  0.3132617, 30.       ], dtype=float32)
     """
-    labels, logits = _tensor(multi_class_labels), _tensor(logits)
+    labels = multi_class_labels
     _check_shapes("sigmoidCrossEntropy", labels, logits)
     if label_smoothing > 0:
         labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
@@ -377,6 +373,7 @@ def _softmax_cross_entropy_jvp(
     return loss, loss_dot
 
 
+@op("softmaxCrossEntropy", onehot_labels=NUMERIC, logits=NUMERIC, weights=NUMERIC)
 def softmax_cross_entropy(
     onehot_labels: TensorLike,
     logits: TensorLike,
@@ -406,7 +403,7 @@ def softmax_cross_entropy(
     ...                              [[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
     Array(3.210496, dtype=float32)
     """
-    labels, logits = _tensor(onehot_labels), _tensor(logits)
+    labels = onehot_labels
     _check_shapes("softmaxCrossEntropy", labels, logits)
     if label_smoothing > 0:
         if labels.ndim < 2:

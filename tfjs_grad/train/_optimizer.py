@@ -28,9 +28,10 @@ import optax
 from jax.core import Tracer
 from jax.tree_util import DictKey, GetAttrKey
 
-from .. import _store
+from .. import _scope, _store, _trace
+from .._jax_internals import tracing
 from .._tensors import ArrayLike, convert, dtype_name
-from ..gradients import VariableGrads, variable_grads
+from ..gradients import LossProgram, VariableGrads, loss_gradients, loss_program, variable_grads
 from ..variables import Variable, lookup_variable, registered_variables, variable, variable_by_uid
 from . import _hyperparams
 
@@ -43,6 +44,17 @@ class NamedTensor(NamedTuple):
 
     name: str
     tensor: Any
+
+
+class _FusedPlan(NamedTuple):
+    """Where a fused eager step finds each array (static: part of its cache key).
+
+    Positions are (donated?, index) into the donated or the kept list."""
+
+    xs: tuple[tuple[bool, int] | None, ...]  # the loss's inputs (None: not needed)
+    params: tuple[tuple[bool, int], ...]  # every tracked Variable, in state order
+    grads: tuple[int, ...]  # per present Variable: its gradient among the loss's
+    leaves: tuple[int, int]  # the state leaves' range in the donated list (then iter)
 
 
 class _Layout(NamedTuple):
@@ -139,12 +151,93 @@ class Optimizer:
         >>> x.dispose(); opt.dispose()
         """
         self._check_alive()
-        value, grads = self.compute_gradients(f, var_list)
+        if _store.current() is None and not tracing():
+            loss = loss_program(f, var_list)
+            key = _trace.program_key(loss.program)
+            distinct = var_list is None or len({id(v) for v in var_list}) == len(var_list)
+            if key is not None and distinct and not loss.program.write_uids:
+                value = self._minimize_in_one_program(loss, key, var_list)
+                return _scope.track(value) if return_cost else None
+            value, grads = loss_gradients(loss)
+        else:
+            value, grads = self.compute_gradients(f, var_list)
         if var_list is None:
             self.apply_gradients(grads)
         else:
             self.apply_gradients([NamedTensor(v.name, grads.get(v.name)) for v in var_list])
         return value if return_cost else None
+
+    def _minimize_in_one_program(
+        self, loss: LossProgram, key: Any, var_list: Sequence[Variable] | None
+    ) -> Any:
+        """An eager `minimize` as one compiled program: the loss's vjp and the update, with
+        the replaced buffers donated (what `apply_gradients(compute_gradients(f))` does,
+        without a second dispatch or the gradients crossing back to Python)."""
+        program = loss.program
+        targets = list(var_list) if var_list is not None else loss.connected
+        with _store.LOCK:
+            tracked = self._tracked()
+            saved = self._layout
+            try:
+                variables = self._ensure_state(targets, tracked)
+                layout = self._layout
+                graded = {v._uid: i for i, v in enumerate(loss.connected)}
+                present = tuple(v._uid in graded for v in variables)
+                written = [v for v, p in zip(variables, present) if p]
+                written += [*layout.leaves, self._iterations]
+                where = {v._uid: (True, i) for i, v in enumerate(written)}
+                read: list[Variable] = []
+
+                def place(var: Variable) -> tuple[bool, int]:
+                    if var._uid not in where:
+                        where[var._uid] = (False, len(read))
+                        read.append(var)
+                    return where[var._uid]
+
+                plan = _FusedPlan(
+                    xs=tuple(
+                        place(v) if n else None for v, n in zip(loss.trainable, program.needed)
+                    ),
+                    params=tuple(place(v) for v in variables),
+                    grads=tuple(graded[v._uid] for v, p in zip(variables, present) if p),
+                    leaves=(sum(present), sum(present) + len(layout.leaves)),
+                )
+                run = _trace.cached(
+                    ("minimize", key, layout.version, present, plan),
+                    lambda: self._fused_step(program, present, plan),
+                    donate=(0,),
+                )
+                donated = [var._lend() for var in written]
+                value, new = run(donated, [var._peek() for var in read], program.consts)
+            except BaseException:
+                self._roll_back(saved)
+                raise
+            for var, array in zip(written, new):
+                var._commit(array)
+        return value
+
+    def _fused_step(
+        self, program: _trace.Program, present: tuple[bool, ...], plan: _FusedPlan
+    ) -> Callable[..., Any]:
+        update = self._update_fn(present)
+        jaxpr, connected = program.jaxpr, program.connected
+
+        def step(donated: list[Any], kept: list[Any], consts: list[Any]) -> Any:
+            def pick(at: tuple[bool, int]) -> Any:
+                return donated[at[1]] if at[0] else kept[at[1]]
+
+            xs = [None if at is None else pick(at) for at in plan.xs]
+            value, grads, _ = _trace.vjp_of_program(jaxpr, connected, False, consts, xs, None)
+            first, last = plan.leaves
+            new_params, new_state, new_count = update(
+                [pick(at) for at in plan.params],
+                [grads[i] for i in plan.grads],
+                donated[first:last],
+                donated[last],
+            )
+            return value, [*new_params, *new_state, new_count]
+
+        return step
 
     def compute_gradients(
         self, f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None = None

@@ -2,18 +2,21 @@
 
 `replay(case)` evaluates tfjs's formulas (TFJS_BEHAVIOR.md §3.3) in float64: the
 hand-derived gradient of the fixture's MLP loss and each optimizer's update rule, written
-from the spec and not from `tfjs_grad`. tfjs's float32 trajectory and ours are two
-roundings of this one.
+from the spec and not from `tfjs_grad`. What tfjs computes in float32 by specification is
+kept: hyperparameters are float32 scalars made from JS numbers (`1 - beta` rounded on its
+own) and Adam's and Adamax's beta powers are float32 running products; any float32
+implementation of tfjs (ours included) shares those roundings exactly. Everything else,
+the tensor arithmetic whose rounding depends on summation order and fusion, is exact.
 
-`replay(case, float32_noise(seed))` is the same computation with a float32-sized rounding
-error injected into the result of every operation: `value + u * magnitude * xi`, with
-`u = 2**-24` float32's unit roundoff, `xi` uniform in [-1, 1], and `magnitude` the
-first-order error scale of that operation: `|value|` for one rounding, `sqrt(n)` times
-the sum of the absolute terms for an n-term sum (the probabilistic bound of Higham & Mary,
-"A new approach to probabilistic rounding error analysis", 2019). Hyperparameters become
-float32 scalars the way tfjs makes them (`1 - beta` rounded on its own). How far such
-replays stray from the exact one measures how much this particular trajectory amplifies
-rounding: cancellation in `pred - Y` and in gradient sums as training converges, and
+`replay(case, float32_noise(seed))` injects a float32-sized rounding error into the result
+of every tensor operation: `value + u * magnitude * xi`, with `u = 2**-24` float32's unit
+roundoff and `xi` uniform in [-1, 1]. `magnitude` is `|value|` for an elementwise
+operation (one rounding); the sum of the terms' absolute values for a dot product, whose
+partial sums are each rounded and may exceed the result when the terms cancel; and
+`sqrt(n)` times the value for the loss, a mean of n positive squares whose partial sums
+grow steadily (the probabilistic bound of Higham & Mary, SIAM J. Sci. Comput. 41(5),
+2019). How far such replays stray from the exact one measures how much this particular
+trajectory amplifies rounding: cancellation in gradient sums as training converges, and
 RMSProp dividing a gradient by its own running magnitude.
 """
 
@@ -51,10 +54,10 @@ def loss_and_grads(w: Arrays, kind: str, fl: Rounding = exact) -> tuple[float, A
     """Mean squared error of the 2-layer tanh MLP and its gradient (b2 omitted for no_b2)."""
 
     def matmul(a, b):
-        return fl(a @ b, np.sqrt(b.shape[0]) * (np.abs(a) @ np.abs(b)))
+        return fl(a @ b, np.abs(a) @ np.abs(b))
 
     def add(a, b):
-        return fl(a + b, np.abs(a) + np.abs(b))
+        return fl(a + b, np.abs(a + b))
 
     def mul(a, b):
         return fl(a * b, np.abs(a * b))
@@ -93,17 +96,17 @@ def _zeros(*names: str) -> Callable[[tuple[int, ...]], Arrays]:
     return lambda shape: {k: np.zeros(shape) for k in names}
 
 
-def _scalars(fl: Rounding, *values: float) -> list[float]:
-    return [fl(v, abs(v)) for v in values]
+def _float32(*values: float) -> list[float]:
+    return [float(np.float32(v)) for v in values]
 
 
-def _sgd(fl: Rounding, lr: float) -> Rule:
-    (lr,) = _scalars(fl, lr)
+def _sgd(lr: float) -> Rule:
+    (lr,) = _float32(lr)
     return _per_variable(_zeros(), lambda w, g, s, c: (w - lr * g, s))
 
 
-def _momentum(fl: Rounding, lr: float, mu: float, nesterov: bool = False) -> Rule:
-    lr, mu = _scalars(fl, lr, mu)
+def _momentum(lr: float, mu: float, nesterov: bool = False) -> Rule:
+    lr, mu = _float32(lr, mu)
 
     def update(w, g, s, c):
         a = mu * s["momentum"] + g
@@ -112,8 +115,8 @@ def _momentum(fl: Rounding, lr: float, mu: float, nesterov: bool = False) -> Rul
     return _per_variable(_zeros("momentum"), update)
 
 
-def _adagrad(fl: Rounding, lr: float, initial: float = 0.1) -> Rule:
-    lr, initial, eps = _scalars(fl, lr, initial, BACKEND_EPSILON)
+def _adagrad(lr: float, initial: float = 0.1) -> Rule:
+    lr, initial, eps = _float32(lr, initial, BACKEND_EPSILON)
 
     def update(w, g, s, c):
         acc = s["accumulator"] + g**2
@@ -122,9 +125,9 @@ def _adagrad(fl: Rounding, lr: float, initial: float = 0.1) -> Rule:
     return _per_variable(lambda shape: {"accumulator": np.full(shape, initial)}, update)
 
 
-def _adadelta(fl: Rounding, lr: float = 0.001, rho: float = 0.95, eps: float | None = None) -> Rule:
+def _adadelta(lr: float = 0.001, rho: float = 0.95, eps: float | None = None) -> Rule:
     eps = BACKEND_EPSILON if eps is None else eps
-    lr, rho, one_minus_rho, eps = _scalars(fl, lr, rho, 1 - rho, eps)
+    lr, rho, one_minus_rho, eps = _float32(lr, rho, 1 - rho, eps)
 
     def update(w, g, s, c):
         ag, ax = s["accum_grad"], s["accum_var"]
@@ -137,14 +140,13 @@ def _adadelta(fl: Rounding, lr: float = 0.001, rho: float = 0.95, eps: float | N
 
 
 def _adam(
-    fl: Rounding,
     lr: float = 0.001,
     b1: float = 0.9,
     b2: float = 0.999,
     eps: float | None = None,
 ) -> Rule:
     eps = BACKEND_EPSILON if eps is None else eps
-    lr, b1, b2, one_minus_b1, one_minus_b2, eps = _scalars(fl, lr, b1, b2, 1 - b1, 1 - b2, eps)
+    lr, b1, b2, one_minus_b1, one_minus_b2, eps = _float32(lr, b1, b2, 1 - b1, 1 - b2, eps)
 
     def update(w, g, s, c):
         m = b1 * s["m"] + one_minus_b1 * g
@@ -157,7 +159,6 @@ def _adam(
 
 
 def _adamax(
-    fl: Rounding,
     lr: float = 0.002,
     b1: float = 0.9,
     b2: float = 0.999,
@@ -165,7 +166,7 @@ def _adamax(
     decay: float = 0.0,
 ) -> Rule:
     eps = BACKEND_EPSILON if eps is None else eps
-    lr, b1, b2, one_minus_b1, eps, decay = _scalars(fl, lr, b1, b2, 1 - b1, eps, decay)
+    lr, b1, b2, one_minus_b1, eps, decay = _float32(lr, b1, b2, 1 - b1, eps, decay)
 
     def update(w, g, s, c):
         m = b1 * s["m"] + one_minus_b1 * g
@@ -178,7 +179,6 @@ def _adamax(
 
 
 def _rmsprop(
-    fl: Rounding,
     lr: float,
     rho: float = 0.9,
     mu: float = 0.0,
@@ -186,7 +186,7 @@ def _rmsprop(
     centered: bool = False,
 ) -> Rule:
     eps = BACKEND_EPSILON if eps is None else eps
-    lr, rho, one_minus_rho, mu, eps = _scalars(fl, lr, rho, 1 - rho, mu, eps)
+    lr, rho, one_minus_rho, mu, eps = _float32(lr, rho, 1 - rho, mu, eps)
 
     def update(w, g, s, c):
         ms = rho * s["rms"] + one_minus_rho * g**2
@@ -221,7 +221,7 @@ def replay(case: dict, fl: Rounding = exact) -> Trajectory:
     Slots are keyed by variable name; the fixture's scenarios are built so that tfjs's
     positional slots coincide with them.
     """
-    rule = RULES[case["factory"]](fl, *case["args"])
+    rule = RULES[case["factory"]](*case["args"])
     w = {n: np.asarray(PROBLEM["init"][n], np.float64) for n in NAMES}
     slots = {n: rule.slots(w[n].shape) for n in NAMES}
     shared = rule.shared
@@ -235,7 +235,7 @@ def replay(case: dict, fl: Rounding = exact) -> Trajectory:
                 new_w, new_slots = rule.update(w[n], grads[n], slots[n], shared)
                 w[n] = fl(new_w, np.abs(new_w))
                 slots[n] = {k: fl(v, np.abs(v)) for k, v in new_slots.items()}
-        shared = {k: fl(v, abs(v)) for k, v in rule.advance(shared).items()}
+        shared = dict(zip(shared, _float32(*rule.advance(shared).values())))
         costs.append(cost)
         if t in case["snapshot_steps"]:
             snapshots[t] = {n: w[n].copy() for n in NAMES}

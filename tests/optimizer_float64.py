@@ -235,7 +235,7 @@ def replay(case: dict, fl: Rounding = exact) -> Trajectory:
                 new_w, new_slots = rule.update(w[n], grads[n], slots[n], shared)
                 w[n] = fl(new_w, np.abs(new_w))
                 slots[n] = {k: fl(v, np.abs(v)) for k, v in new_slots.items()}
-        shared = dict(zip(shared, _float32(*rule.advance(shared).values())))
+        shared = {k: float(np.float32(v)) for k, v in rule.advance(shared).items()}
         costs.append(cost)
         if t in case["snapshot_steps"]:
             snapshots[t] = {n: w[n].copy() for n in NAMES}

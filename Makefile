@@ -1,7 +1,7 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-.PHONY: test demo lint bench notebooks clean
+.PHONY: test demo lint bench notebooks clean ci test-newest-jax test-jax-floor
 
 $(STAMP): pyproject.toml
 	python3 -m venv .venv
@@ -15,6 +15,19 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(PY) -m pytest -q -p no:cacheprovider --nbmake --doctest-modules tfjs_grad tests notebooks
+
+# What CI runs: `make test`, then the suite on the newest JAX (below).
+ci:
+	bash .ci/run
+
+# The suite on the newest JAX that a Python >= 3.12 on this machine installs (.venv/newest).
+test-newest-jax:
+	bash .ci/test-newest-jax
+
+# The suite on the lowest jax, jaxlib, optax and orbax-checkpoint pyproject.toml allows.
+FLOOR := $(shell sed -nE 's/^ *"(jax|jaxlib|optax|orbax-checkpoint)>=([^"]+)",?$$/\1==\2/p' pyproject.toml)
+test-jax-floor:
+	bash .ci/test-in-venv .venv/floor python3 $(FLOOR)
 
 demo: $(STAMP)
 	$(PY) demo.py

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import tfjs_grad as tf
@@ -321,6 +321,11 @@ def _central_difference(f, x, eps=1e-6):
 @given(compositions())
 def test_grad_family_matches_finite_differences(case):
     ops, values = case
+    x64 = values
+    for i in ops:  # keep every intermediate where float32 still resolves the next op
+        with np.errstate(over="ignore"):
+            x64 = _UNARY[i][1](x64)
+        assume(bool(np.all(np.abs(x64) < 20)))
     f = _compose(ops)
     expected = _central_difference(_compose(ops, which=1), values)
     x = jnp.asarray(values, jnp.float32)

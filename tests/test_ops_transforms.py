@@ -160,11 +160,7 @@ def test_op_works_everywhere_with_tfjs_values(op):
         for g, enc in zip(by_inputs, grads["expected"], strict=True):
             assert_matches(g, enc, 1e-4, 1e-5)
 
-    # variable_grads, eagerly and under tf.jit together with minimize. A Variable read only
-    # by tf.print is dropped from the traced program's inputs (see the strict xfail in
-    # test_ops_utilities.py); print's other contexts are checked there too.
-    if op == "print":
-        return
+    # variable_grads, eagerly and under tf.jit together with minimize.
     trainable = [scale] + [v for v in variables if v.trainable]
     value, found = tf.variable_grads(loss, trainable)
     _close(value, expected_total)

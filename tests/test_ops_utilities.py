@@ -91,11 +91,6 @@ def test_print_under_vmap_and_jax_grad(capsys):
     assert _printed(capsys) == "Tensor\n    [1]\nTensor\n    [2]\nTensor\n    3\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_jaxpr.needed_inputs drops effect-only equations (debug_callback), so a "
-    "Variable read only by tf.print reaches the program as None",
-)
 def test_print_of_a_variable_only_printed_inside_variable_grads(capsys):
     w, shown = tf.variable(tf.scalar(2.0)), tf.variable(tf.tensor1d([7.0]))
 

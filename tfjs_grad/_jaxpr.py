@@ -36,19 +36,40 @@ def _inner_jaxpr(eqn: Any) -> Any | None:
     return None
 
 
-def needed_inputs(jaxpr: Any, wanted_outputs: Sequence[bool]) -> list[bool]:
-    """For each invar of `jaxpr`, whether any wanted output depends on it."""
+def needed_inputs(jaxpr: Any, wanted_outputs: Sequence[bool], effects: bool = False) -> list[bool]:
+    """For each invar of `jaxpr`, whether any wanted output depends on it (with
+    `effects`, also whether an effect such as a print reads it: to run the program)."""
     needed: set[Any] = {
         v for v, want in zip(jaxpr.outvars, wanted_outputs) if want and isinstance(v, jcore.Var)
     }
     for eqn in reversed(jaxpr.eqns):
-        hits = [isinstance(v, jcore.Var) and v in needed for v in eqn.outvars]
-        if not any(hits):
+        hits = tuple(isinstance(v, jcore.Var) and v in needed for v in eqn.outvars)
+        if effects and eqn.effects:
+            mask: Sequence[bool] = [True] * len(eqn.invars)
+        elif not any(hits):
             continue
-        inner = _inner_jaxpr(eqn)
-        mask = needed_inputs(inner, hits) if inner is not None else [True] * len(eqn.invars)
+        else:
+            inner = _inner_jaxpr(eqn)
+            mask = (
+                [True] * len(eqn.invars) if inner is None else _inner_needed(inner, hits, effects)
+            )
         needed.update(v for v, m in zip(eqn.invars, mask) if m and isinstance(v, jcore.Var))
     return [v in needed for v in jaxpr.invars]
+
+
+_needed_memo: weakref.WeakKeyDictionary[Any, dict[Any, list[bool]]] = weakref.WeakKeyDictionary()
+
+
+def _inner_needed(jaxpr: Any, hits: tuple[bool, ...], effects: bool) -> list[bool]:
+    # Sub-programs (a jnp function's jit) are the same objects trace after trace: memoize.
+    try:
+        memo = _needed_memo.setdefault(jaxpr, {})
+    except TypeError:
+        return needed_inputs(jaxpr, hits, effects)
+    key = (hits, effects)
+    if key not in memo:
+        memo[key] = needed_inputs(jaxpr, hits, effects)
+    return memo[key]
 
 
 def lift_float_literals(jaxpr: Any, consts: list[Any]) -> tuple[Any, list[Any]]:
@@ -92,12 +113,42 @@ def _sub_jaxprs(value: Any) -> list[Any]:
 
 def has_callbacks(jaxpr: Any) -> bool:
     """Whether the program (sub-programs included) calls back into Python on the host."""
+    return _facts(jaxpr, top=True)[0]
+
+
+_facts_memo: weakref.WeakKeyDictionary[Any, tuple[bool, bool]] = weakref.WeakKeyDictionary()
+
+
+def _facts(jaxpr: Any, top: bool = False) -> tuple[bool, bool]:
+    """(has host callbacks, has user-written derivative rules), sub-programs included;
+    memoized for sub-programs, which JAX reuses from trace to trace."""
+    if not top:
+        try:
+            found = _facts_memo.get(jaxpr)
+        except TypeError:
+            found = None
+        if found is not None:
+            return found
+    callbacks = rules = False
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name in _CALLBACKS:
-            return True
-        if any(has_callbacks(j) for v in eqn.params.values() for j in _sub_jaxprs(v)):
-            return True
-    return False
+        name = eqn.primitive.name
+        if name in _CALLBACKS:
+            callbacks = True
+        elif name in _CUSTOM and not rules:
+            found_rules = custom_rule_functions(eqn.params)
+            rules = found_rules is None or not all(_pure_rule(f) for f in found_rules)
+        for value in eqn.params.values():
+            for sub in _sub_jaxprs(value):
+                c, r = _facts(sub)
+                callbacks, rules = callbacks or c, rules or r
+        if callbacks and rules:
+            break
+    if not top:
+        try:
+            _facts_memo[jaxpr] = (callbacks, rules)
+        except TypeError:
+            pass
+    return callbacks, rules
 
 
 _key_memo: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
@@ -203,14 +254,7 @@ def has_user_rules(jaxpr: Any) -> bool:
     """Whether the program has a custom_jvp/custom_vjp rule written outside JAX, optax and
     tfjs_grad. Such a rule may read Python state, so what it computes is known only by
     tracing it again; the rules of those libraries are pure."""
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name in _CUSTOM:
-            rules = custom_rule_functions(eqn.params)
-            if rules is None or not all(_pure_rule(f) for f in rules):
-                return True
-        if any(has_user_rules(j) for v in eqn.params.values() for j in _sub_jaxprs(v)):
-            return True
-    return False
+    return _facts(jaxpr, top=True)[1]
 
 
 def _params_key(params: dict[str, Any]) -> Any:

@@ -172,7 +172,7 @@ def _trace(
         raise
     jaxpr, consts = lift_float_literals(closed.jaxpr, list(closed.consts))
     connected = needed_inputs(jaxpr, [True] + [False] * len(write_uids))
-    needed = needed_inputs(jaxpr, [True] * (1 + len(write_uids)))
+    needed = needed_inputs(jaxpr, [True] * (1 + len(write_uids)), effects=True)
     return Program(
         jaxpr=jaxpr,
         consts=consts,

@@ -80,6 +80,16 @@ def lookup(uid: int) -> tuple[bool, Any]:
     return False, None
 
 
+def tracking() -> bool:
+    """Whether a tf.jit trace is running (some frame records what the program touches)."""
+    frame = _top.get()
+    while frame is not None:
+        if frame.tracks:
+            return True
+        frame = frame.parent
+    return False
+
+
 def note_flag(uid: int, trainable: bool) -> None:
     """Record that a traced program depends on a Variable's `trainable` flag."""
     frame = _top.get()

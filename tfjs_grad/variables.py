@@ -493,8 +493,24 @@ def variable_buffer_ids() -> set[int]:
     return {id(v._buffer) for v in list(_by_uid.values()) if v._buffer is not None}
 
 
+_hidden: dict[int, Variable] = {}  # library state outside the registry, by uid
+
+
+def hidden_variable(value: Any, name: str) -> Variable:
+    """A Variable for the library's own state (the random generator's): outside the
+    registry, so `registered_variables`, `get_state` and `dispose_variables` never see
+    it, yet threaded by `tf.jit` like any other (found by uid)."""
+    var = Variable.__new__(Variable)
+    var._uid, var._name, var._trainable = next(_uids), name, False
+    var._shape, var._dtype = tuple(value.shape), value.dtype
+    var._buffer, var._shared, var._threaded, var._disposed = value, False, False, False
+    var._sharding = None
+    _hidden[var._uid] = var
+    return var
+
+
 def variable_by_uid(uid: int) -> Variable | None:
-    return _by_uid.get(uid)
+    return _by_uid.get(uid) or _hidden.get(uid)
 
 
 def registry_version() -> int:

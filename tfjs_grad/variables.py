@@ -510,7 +510,8 @@ def hidden_variable(value: Any, name: str) -> Variable:
 
 
 def variable_by_uid(uid: int) -> Variable | None:
-    return _by_uid.get(uid) or _hidden.get(uid)
+    var = _by_uid.get(uid)
+    return _hidden.get(uid) if var is None else var
 
 
 def registry_version() -> int:

@@ -11,9 +11,10 @@ first call) and then waits on stdin for JSON-lines commands:
 Python workers serve with `serve`; the Node workers (benchmarks/node/runtime.js) speak the
 same protocol. The parent calibrates each variant's block to about `target_s` seconds,
 then runs `rounds` rounds in which every variant runs one block, in an order that rotates
-from round to round. Variants compared with each other are measured minutes apart at
-most, block against block, so a machine whose speed drifts between processes or over
-time moves both sides of a ratio together; ratios are the median over rounds.
+from round to round. A ratio pairs the two variants' blocks of each round, run seconds
+apart, so load that comes and goes moves both sides together; the median over rounds
+drops the rounds it hit unevenly. What interleaving cannot cancel is a lasting speed
+difference between two processes: variants that can share a process should.
 """
 
 from __future__ import annotations

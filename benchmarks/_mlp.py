@@ -93,7 +93,8 @@ def runtime(variant: str) -> str:
     if variant.startswith("torch"):
         import torch
 
-        return f"torch {torch.__version__} eager, {torch.get_num_threads()} threads"
+        threads = torch.get_num_threads()
+        return f"torch {torch.__version__} eager, {threads} thread{'s' * (threads > 1)}"
     import jax
 
     return f"jax {jax.__version__}, {jax.default_backend()} backend"

@@ -19,7 +19,7 @@ import _mlp
 
 
 def _first_call(workload: str, variant: str) -> dict[str, float]:
-    """Set up + first step (init, trace, compile, run), then one pass over the K batches."""
+    """Set-up + first step (init, trace, compile, run); peak RSS after 10 steps or a call."""
     data = _mlp.load(workload, variant)
     for module in ("optax", "tfjs_grad"):  # imports are not part of the first call
         importlib.import_module(module)
@@ -27,8 +27,8 @@ def _first_call(workload: str, variant: str) -> dict[str, float]:
     runner = _mlp.build(variant, data)
     runner.sync(runner.run(runner.per_call))
     first_call_s = time.perf_counter() - start
-    if runner.per_call < _mlp.K:
-        runner.sync(runner.run(_mlp.K - runner.per_call))
+    if runner.per_call == 1:
+        runner.sync(runner.run(9))
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"first_call_s": first_call_s, "peak_rss_mb": peak_rss_mb}
 

@@ -11,8 +11,8 @@ Sections (all in one run; each prints its table, then every target as met / not 
                 tf.jit         `tf.jit` of the tfjs user's step: `tf.variable` weights, `x @ w + b`,
                                `tf.losses.*`, `opt.minimize(lambda: ..., True)`
                 eager          the same step, no `tf.jit`, inside `tf.tidy` (as tfjs code runs)
-                baseline_loop  the baseline step under `lax.scan`, 100 steps per call
-                jit_loop       `tf.jit_loop` of the tfjs user's step, 100 steps per call
+                baseline_loop  the baseline step under `lax.scan`, 100 steps per call (tiny)
+                jit_loop       `tf.jit_loop` of the tfjs user's step, 100 per call (tiny)
                 torch@N        PyTorch eager, nn.Sequential + torch.optim.Adam, N threads
                 tfjs-wasm/cpu  tfjs 4.22 in Node (tiny only), the same loop in JavaScript
   first-call  a fresh process per variant: set-up + trace + compile + one step, repeated
@@ -30,14 +30,17 @@ baseline's: a mismatch stops the run (exit status 1), nothing else does.
     python benchmarks/train_step.py --quick          # a smoke run, numbers meaningless
     python benchmarks/train_step.py --sections mlp --workloads tiny
     python benchmarks/train_step.py --update-readme  # also rewrite README's table
+    python benchmarks/train_step.py --from-results --update-readme  # no measuring
 
-Writes benchmarks/results/train_step.json (one row per workload and variant) and
-benchmarks/results/targets.json (targets, machine, load).
+Writes benchmarks/results/train_step.json (one row per workload and variant, which
+notebooks/05_compiled_loops.ipynb plots) and benchmarks/results/targets.json (targets,
+machine and load, settings, runtimes). Exit status 1 only when losses disagree.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import importlib.util
 import json
@@ -590,27 +593,17 @@ def _load() -> str:
     return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smoke run: short, writes no files")
-    parser.add_argument("--sections", default=",".join(SECTIONS))
-    parser.add_argument("--workloads", default="tiny,medium")
-    parser.add_argument("--update-readme", action="store_true", help="write the tables into README")
-    args = parser.parse_args()
-    run = Run(QUICK if args.quick else Config())
-    sections = args.sections.split(",")
-    machine = {
-        "date": datetime.date.today().isoformat(),
-        "cpus": os.cpu_count(),
-        "load_start": _load(),
-    }
-    for workload in args.workloads.split(","):
+def measure(run: Run, sections: list[str], workloads: list[str]) -> dict[str, Any]:
+    """Run the sections; returns the machine's description (date, CPUs, load)."""
+    machine = {"date": datetime.date.today().isoformat(), "cpus": os.cpu_count()}
+    machine["load_start"] = _load()
+    for workload in workloads:
         if "mlp" in sections:
             _say(f"mlp {workload} ...")
             measure_mlp(workload, run)
-        if "first-call" in sections and "mlp" in sections:
-            _say(f"first call {workload} ...")
-            measure_first_call(workload, run)
+            if "first-call" in sections:
+                _say(f"first call {workload} ...")
+                measure_first_call(workload, run)
     if "polynomial" in sections:
         _say("polynomial ...")
         measure_polynomial(run)
@@ -620,24 +613,53 @@ def main() -> None:
             measure_recompile(kind, run)
     machine["load_end"] = _load()
     evaluate_targets(run)
+    return machine
+
+
+def save(run: Run, machine: dict[str, Any]) -> None:
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(run.rows, indent=1) + "\n")
+    summary = {
+        "machine": machine,
+        "config": dataclasses.asdict(run.config),
+        "runtimes": run.runtimes,
+        "targets": run.targets,
+        "notes": run.notes,
+    }
+    TARGETS.write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def load_saved() -> tuple[Run, dict[str, Any]]:
+    """The run `save` wrote, to print or put into README again without measuring."""
+    summary = json.loads(TARGETS.read_text())
+    config = summary["config"]
+    run = Run(Config(**{**config, "check_steps": tuple(config["check_steps"])}))
+    run.rows = json.loads(RESULTS.read_text())
+    run.runtimes, run.targets, run.notes = summary["runtimes"], summary["targets"], summary["notes"]
+    return run, summary["machine"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run: short, writes no files")
+    parser.add_argument("--sections", default=",".join(SECTIONS))
+    parser.add_argument("--workloads", default="tiny,medium")
+    parser.add_argument("--update-readme", action="store_true", help="write the tables into README")
+    parser.add_argument(
+        "--from-results", action="store_true", help="measure nothing: report the saved results"
+    )
+    args = parser.parse_args()
+    if args.from_results:
+        run, machine = load_saved()
+    else:
+        run = Run(QUICK if args.quick else Config())
+        machine = measure(run, args.sections.split(","), args.workloads.split(","))
     text = report(run, machine)
     print(text)
     if args.quick:
         return  # a smoke run's numbers are not results
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(run.rows, indent=1) + "\n")
-    TARGETS.write_text(
-        json.dumps(
-            {
-                "machine": machine,
-                "runtimes": run.runtimes,
-                "targets": run.targets,
-                "notes": run.notes,
-            },
-            indent=1,
-        )
-        + "\n"
-    )
+    if not args.from_results:
+        save(run, machine)
     if args.update_readme:
         update_readme(text)
 

@@ -189,3 +189,46 @@ def test_node_polynomial_worker_matches_the_fixture(backend):
 def test_node_missing_names_what_to_install(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda _: None)
     assert train_step.node_missing() == "node is not installed"
+
+
+def test_saved_results_report_the_same_without_measuring(tmp_path, monkeypatch):
+    monkeypatch.setattr(train_step, "RESULTS", tmp_path / "train_step.json")
+    monkeypatch.setattr(train_step, "TARGETS", tmp_path / "targets.json")
+    run = train_step.Run(train_step.QUICK)
+    run.rows = [
+        {
+            "workload": "tiny",
+            "variant": "baseline",
+            "steps_per_s": 100.0,
+            "ratio": 1.0,
+            "against": "",
+            "compile_s": 0.5,
+            "compile_ratio": 1.0,
+            "peak_rss_mb": 300.0,
+            "rss_ratio": 1.0,
+        },
+        {
+            "workload": "tiny",
+            "variant": "tf.jit",
+            "steps_per_s": 80.0,
+            "ratio": 0.8,
+            "against": "same process",
+            "compile_s": 0.6,
+            "compile_ratio": 1.2,
+            "peak_rss_mb": 310.0,
+            "rss_ratio": 1.03,
+        },
+    ]
+    run.runtimes = {"jax": "jax x.y"}
+    run.note("a note")
+    train_step.evaluate_targets(run)
+    machine = {"date": "2026-01-01", "cpus": 2, "load_start": "0 0 0", "load_end": "1 1 1"}
+    train_step.save(run, machine)
+    again, machine_again = train_step.load_saved()
+    assert train_step.report(again, machine_again) == train_step.report(run, machine)
+    text = train_step.report(run, machine)
+    assert "| tiny: tf.jit ≥ 0.90× hand-written | 0.80× | **not met** |" in text
+    assert (
+        "| tiny: tf.jit first call ≤ 1.5× hand-written | 1.20× (0.60 s vs 0.50 s) | met |" in text
+    )
+    assert "| medium: tf.jit ≥ 0.98× hand-written | — | not measured |" in text

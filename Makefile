@@ -32,8 +32,19 @@ test-jax-floor:
 demo: $(STAMP)
 	$(PY) demo.py
 
-bench: $(STAMP)
-	$(PY) benchmarks/train_step.py
+# The torch and tfjs-in-Node rows: installed when possible, else skipped with a message.
+BENCH_STAMP := .venv/.bench-installed
+NODE_STAMP := tests/reference/node_modules/.package-lock.json
+
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install -q -e '.[bench]' && touch $@ || echo "bench: torch not installed"
+
+$(NODE_STAMP): tests/reference/package.json tests/reference/package-lock.json
+	cd tests/reference && npm install --no-audit --no-fund || echo "bench: npm install failed"
+
+# make bench BENCH_ARGS=--update-readme   (or --quick, --sections mlp, ...)
+bench: $(STAMP) $(BENCH_STAMP) $(NODE_STAMP)
+	$(PY) benchmarks/train_step.py $(BENCH_ARGS)
 
 notebooks: $(STAMP)
 	$(PY) notebooks/execute.py

@@ -1,267 +1,667 @@
-"""Training-step throughput: tfjs_grad against hand-written JAX + optax, same run.
+"""Training-step benchmarks measured as users measure them: tfjs_grad written as a tfjs
+user writes it, against the JAX step a JAX user writes, PyTorch, and tfjs itself in Node.
 
-Workloads (Adam, same initial values and data in every variant):
-  tiny:   MLP 32-64-64-1 (relu), batch 32, mean squared error
-  medium: MLP 512-1024-1024-10 (relu), batch 256, softmax cross-entropy
+Sections (all in one run; each prints its table, then every target as met / not met):
 
-Variants:
-  baseline  hand-written `jax.jit` step over (params, opt_state) with an optax
-            transformation, buffers donated. The transformation is `tf.train.tfjs_adam`
-            (tfjs's Adam written as a plain optax GradientTransformation) so that every
-            variant runs the same arithmetic; `optax.adam(eps=1e-7)` costs the same but
-            rounds its bias correction differently (1-b**t vs tfjs's running product),
-            which moves the tiny workload's loss by 1% after 1000 steps.
-  tf.jit    `@tf.jit def step(x, y): return opt.minimize(loss, True)` with tf.train.adam
-  baseline_loop  the baseline step under a hand-written `lax.scan` over K=100 stacked
-            batches per call (the limit for jit_loop)
-  jit_loop  `tf.jit_loop` over K=100 stacked batches per call (per-step rate reported)
-  eager     `opt.minimize(loss, True)` in a plain Python loop, no tf.jit
+  mlp         tiny MLP 32-64-64-1 (batch 32, MSE) and medium 512-1024-1024-10 (batch 256,
+              softmax cross-entropy), Adam(1e-3, 0.9, 0.999, 1e-7), same initial values and
+              data everywhere (step g trains on batch g % 100):
+                baseline       the hand-written JAX step: `jax.jit(step, donate_argnums=(0, 1))`
+                               over a params dict and `optax.adam` state, x and y passed per step
+                tf.jit         `tf.jit` of the tfjs user's step: `tf.variable` weights, `x @ w + b`,
+                               `tf.losses.*`, `opt.minimize(lambda: ..., True)`
+                eager          the same step, no `tf.jit`, inside `tf.tidy` (as tfjs code runs)
+                baseline_loop  the baseline step under `lax.scan`, 100 steps per call (tiny)
+                jit_loop       `tf.jit_loop` of the tfjs user's step, 100 per call (tiny)
+                torch@N        PyTorch eager, nn.Sequential + torch.optim.Adam, N threads
+                tfjs-wasm/cpu  tfjs 4.22 in Node (tiny only), the same loop in JavaScript
+  first-call  a fresh process per variant: set-up + trace + compile + one step, repeated
+  polynomial  tfjs-examples' polynomial-regression-core loop (eager SGD), tfjs_grad vs Node
+  recompile   eager loops whose batch length or Python float changes every step, vs fixed
 
-Each variant runs in its own process (so peak RSS is its own), reports the median of 5
-timed repeats, the first call's wall time (optimizer-state init + trace + compile + one
-step, for the baseline too), and checks its
-loss after the timed steps against the baseline's (rtol 1e-4).
+How it measures: a variant runs in a worker process and trains in blocks of ~0.25 s on
+command; rounds of one block per variant, in rotating order, so every ratio compares
+blocks run side by side (same process where both are JAX: tfjs_grad against a baseline
+in its own worker; other processes, interleaved, for torch and Node). Ratios are medians
+over rounds. Before timing, every variant's per-step losses are checked against the
+baseline's: a mismatch stops the run (exit status 1), nothing else does.
 
-    python benchmarks/train_step.py            # both workloads, prints a table
-    python benchmarks/train_step.py --quick    # fewer steps (smoke test)
+    python benchmarks/train_step.py                  # everything (several minutes)
+    python benchmarks/train_step.py --quick          # a smoke run, numbers meaningless
+    python benchmarks/train_step.py --sections mlp --workloads tiny
+    python benchmarks/train_step.py --update-readme  # also rewrite README's table
+    python benchmarks/train_step.py --from-results --update-readme  # no measuring
 
-Results are also written to benchmarks/results/train_step.json.
+Writes benchmarks/results/train_step.json (one row per workload and variant, which
+notebooks/05_compiled_loops.ipynb plots) and benchmarks/results/targets.json (targets,
+machine and load, settings, runtimes). Exit status 1 only when losses disagree.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import datetime
+import importlib.util
 import json
 import os
 import pathlib
-import resource
+import shutil
 import statistics
 import subprocess
 import sys
-import time
+import tempfile
+from dataclasses import dataclass
+from typing import Any
 
-WORKLOADS = {
-    "tiny": {"sizes": [32, 64, 64, 1], "batch": 32, "loss": "mse", "steps": 2000},
-    "medium": {"sizes": [512, 1024, 1024, 10], "batch": 256, "loss": "xent", "steps": 100},
-}
-VARIANTS = ["baseline", "baseline_loop", "tf.jit", "jit_loop", "eager"]
-LOOP_K = 100
-RESULTS = pathlib.Path(__file__).parent / "results" / "train_step.json"
+import _harness
+import _mlp
+from _harness import Slot, Worker, check_losses, interleave, median_ratio
+
+BENCH = pathlib.Path(__file__).resolve().parent
+ROOT = BENCH.parent
+RESULTS = BENCH / "results" / "train_step.json"
+TARGETS = BENCH / "results" / "targets.json"
+NODE_MODULES = ROOT / "tests" / "reference" / "node_modules" / "@tensorflow"
+SECTIONS = ("mlp", "first-call", "polynomial", "recompile")
+# Loss agreement: JAX variants differ only in Adam's bias-correction rounding (optax vs
+# tfjs); other runtimes also sum float32 products in another order, which Adam's
+# normalised steps amplify on near-zero gradients.
+RTOL_JAX, RTOL_OTHER = 1e-4, 1e-3
+POLY_ATOL = 1e-5
+FLAT_MB = 20.0  # "flat memory": RSS growth over 500 steps
 
 
-def _problem(workload: str):
-    import numpy as np
+@dataclass
+class Config:
+    rounds: int = 20
+    block_s: float = 0.25
+    check_steps: tuple[int, int] = (100, 10)  # tiny, medium
+    first_call_repeats: int = 3  # for baseline and tf.jit (the target); others once
+    poly_rounds: int = 6
+    poly_block: int = 1000
+    recompile_steps: int = 500
+    recompile_block: int = 5
+    recompile_budget_s: float = 30.0
 
-    spec = WORKLOADS[workload]
-    rng = np.random.default_rng(0)
-    sizes = spec["sizes"]
-    init = {}
-    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
-        init[f"w{i}"] = (rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32)
-        init[f"b{i}"] = np.zeros(b, np.float32)
-    n_batches = LOOP_K
-    xs = rng.standard_normal((n_batches, spec["batch"], sizes[0])).astype(np.float32)
-    if spec["loss"] == "mse":
-        ys = rng.standard_normal((n_batches, spec["batch"], 1)).astype(np.float32)
+
+QUICK = Config(
+    rounds=3,
+    block_s=0.05,
+    check_steps=(10, 3),
+    first_call_repeats=1,
+    poly_rounds=2,
+    poly_block=100,
+    recompile_steps=20,
+    recompile_budget_s=5.0,
+)
+
+
+def _python(name: str, *args: str) -> Worker:
+    return Worker(name, [sys.executable, str(BENCH / "_worker.py"), *args])
+
+
+def _node(name: str, script: str, *args: str) -> Worker:
+    return Worker(name, ["node", str(BENCH / "node" / script), *args])
+
+
+def node_missing() -> str | None:
+    """Why the Node rows cannot run, or None."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    for package in ("tfjs", "tfjs-backend-wasm"):
+        if not (NODE_MODULES / package / "package.json").exists():
+            return f"@tensorflow/{package} missing: cd tests/reference && npm install"
+    return None
+
+
+def torch_missing() -> str | None:
+    """Why the torch rows cannot run, or None."""
+    if importlib.util.find_spec("torch") is None:
+        return "torch is not installed: pip install -e '.[bench]'"
+    return None
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class Run:
+    """One benchmark run: rows, targets, notes and the runtimes seen."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self.rows: list[dict[str, Any]] = []
+        self.targets: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        self.runtimes: dict[str, str] = {}
+
+    def target(self, name: str, value: float | None, op: str, threshold: float, figure: str):
+        """Record a target; op ">=" or "<=", or "info" for a reference figure."""
+        met = None
+        if value is not None and op != "info":
+            met = value >= threshold if op == ">=" else value <= threshold
+        self.targets.append(
+            {
+                "target": name,
+                "value": value,
+                "op": op,
+                "threshold": threshold,
+                "met": met,
+                "figure": figure,
+            }
+        )
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+        _say(f"  note: {message}")
+
+
+# ---------------------------------------------------------------------------------------
+# MLP throughput
+
+
+# Each tfjs_grad variant shares a worker with a baseline of its own (so no Variables of
+# another variant live beside it); the loop variants only on tiny, where a call is cheap.
+JAX_GROUPS = {"jit": ["tf.jit"], "eager": ["eager"], "loop": ["baseline_loop", "jit_loop"]}
+HOME = {v: f"baseline@{g}" for g, variants in JAX_GROUPS.items() for v in variants}
+
+
+def _groups(workload: str) -> dict[str, list[str]]:
+    return {g: v for g, v in JAX_GROUPS.items() if workload == "tiny" or g != "loop"}
+
+
+def _mlp_slots(workload: str, run: Run, data_dir: pathlib.Path) -> dict[str, Slot]:
+    """One worker per tfjs_grad group, each with its own baseline; torch; Node (tiny)."""
+    slots: dict[str, Slot] = {}
+    for group, variants in _groups(workload).items():
+        worker = _python(f"{workload}/{group}", "mlp", workload, ",".join(["baseline", *variants]))
+        slots[f"baseline@{group}"] = Slot(f"baseline@{group}", worker, "baseline")
+        for variant in variants:
+            per_call = _mlp.K if variant.endswith("loop") else 1
+            slots[variant] = Slot(variant, worker, variant, per_call)
+    if reason := torch_missing():
+        run.note(f"torch rows skipped: {reason}")
     else:
-        labels = rng.integers(0, sizes[-1], (n_batches, spec["batch"]))
-        ys = np.eye(sizes[-1], dtype=np.float32)[labels]
-    return spec, init, xs, ys
-
-
-def _loss_fn(spec):
-    import jax
-    import jax.numpy as jnp
-
-    layers = len(spec["sizes"]) - 1
-
-    def loss(p, x, y):
-        h = x
-        for i in range(layers):
-            h = h @ p[f"w{i}"] + p[f"b{i}"]
-            if i < layers - 1:
-                h = jax.nn.relu(h)
-        if spec["loss"] == "mse":
-            return jnp.mean(jnp.square(h - y))
-        return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(h), axis=-1))
-
-    return loss
-
-
-def run_variant(workload: str, variant: str, quick: bool) -> dict:
-    """Measure one variant in this process; returns a result row."""
-    import jax
-    import jax.numpy as jnp
-    import optax
-
-    import tfjs_grad as tf
-
-    spec, init, xs_np, ys_np = _problem(workload)
-    loss = _loss_fn(spec)
-    xs, ys = jnp.asarray(xs_np), jnp.asarray(ys_np)
-    batches = [(xs[g], ys[g]) for g in range(LOOP_K)]  # sliced once: steps pay no indexing
-    # Step g trains on batch g % K in every variant. Timed repeats run whole passes over
-    # the K batches, after a first call and warm-up that also cover exactly K steps.
-    steps = spec["steps"]
-    if variant == "eager" and workload == "tiny":
-        steps //= 10
-    repeats = 2 if quick else 5
-
-    if variant.startswith("baseline"):
-        tx = tf.train.tfjs_adam(1e-3)
-        state = {"p": {k: jnp.asarray(v) for k, v in init.items()}}
-
-        def step_fn(p, s, x, y):
-            value, grads = jax.value_and_grad(loss)(p, x, y)
-            updates, s = tx.update(grads, s, p)
-            return optax.apply_updates(p, updates), s, value
-
-        if variant == "baseline":
-            compiled = jax.jit(step_fn, donate_argnums=(0, 1))
+        for threads in sorted({1, os.cpu_count() or 1}):
+            name = f"torch@{threads}"
+            slots[name] = Slot(name, _python(f"{workload}/{name}", "mlp", workload, name), name)
+    if workload == "tiny":
+        if reason := node_missing():
+            run.note(f"tfjs rows skipped: {reason}")
         else:
-
-            def scanned(p, s, xs, ys):
-                def body(carry, batch):
-                    p, s, value = step_fn(*carry, *batch)
-                    return (p, s), value
-
-                (p, s), values = jax.lax.scan(body, (p, s), (xs, ys))
-                return p, s, values[-1]
-
-            loop = jax.jit(scanned, donate_argnums=(0, 1))
-
-            def compiled(p, s, *_):
-                return loop(p, s, xs, ys)
-
-        def step(g):
-            if "s" not in state:  # the optimizer state is made on the first step, as tf.train does
-                state["s"] = tx.init(state["p"])
-            state["p"], state["s"], value = compiled(state["p"], state["s"], *batches[g])
-            return value
-
-    else:
-        params = {k: tf.variable(jnp.asarray(v), name=k) for k, v in init.items()}
-        opt = tf.train.adam(1e-3)
-
-        def train_step(x, y):
-            return opt.minimize(lambda: loss(params, x, y), True)
-
-        if variant == "tf.jit":
-            compiled = tf.jit(train_step)
-
-            def step(g):
-                return compiled(*batches[g])
-
-        elif variant == "jit_loop":
-            compiled = tf.jit_loop(train_step)
-
-            def step(g):
-                return compiled(xs, ys)[-1]  # the K steps starting at batch 0 == g
-
-        else:
-
-            def step(g):
-                return train_step(*batches[g])
-
-    per_call = LOOP_K if variant in ("jit_loop", "baseline_loop") else 1
-    start = time.perf_counter()
-    value = jax.block_until_ready(step(0))
-    first_call_s = time.perf_counter() - start
-    for g in range(per_call, LOOP_K):  # warm-up to the end of the first pass
-        value = step(g)
-    rates = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for g in range(0, steps, per_call):
-            value = step(g % LOOP_K)
-        jax.block_until_ready(value)
-        rates.append(steps / (time.perf_counter() - start))
-    peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {
-        "workload": workload,
-        "variant": variant,
-        "steps_per_s": statistics.median(rates),
-        "compile_s": first_call_s,
-        "peak_rss_mb": peak_rss_mb,
-        "final_loss": float(value),
-        "steps_done": LOOP_K + repeats * steps,
-    }
+            _mlp.write_problem(workload, data_dir)
+            for backend in ("wasm", "cpu"):
+                name = f"tfjs-{backend}"
+                slots[name] = Slot(name, _node(name, "mlp.js", str(data_dir), backend), name)
+    return slots
 
 
-def _child(workload: str, variant: str, quick: bool) -> dict:
-    command = [sys.executable, __file__, "--child", workload, variant] + (["--quick"] * quick)
-    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
-    if done.returncode != 0:
-        raise RuntimeError(f"{workload}/{variant} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def measure_mlp(workload: str, run: Run) -> None:
+    config = run.config
+    with tempfile.TemporaryDirectory() as tmp:
+        slots = _mlp_slots(workload, run, pathlib.Path(tmp))
+        try:
+            for key, slot in slots.items():
+                runtime = "jax" if key.startswith("baseline@") or key in HOME else key
+                run.runtimes[runtime] = slot.worker.info["detail"]
+            steps = config.check_steps[0 if workload == "tiny" else 1]
+            reference = slots["baseline@jit"].trace(steps)
+            errors = {}
+            for key, slot in slots.items():
+                if key != "baseline@jit":
+                    rtol = RTOL_JAX if key.startswith("baseline@") or key in HOME else RTOL_OTHER
+                    label = f"{workload}/{key}"
+                    errors[key] = check_losses(reference, slot.trace(steps), rtol, 0.0, label)
+            _say(f"  {workload}: losses of {len(slots)} variants agree over {steps} steps")
+            interleave(list(slots.values()), config.rounds, config.block_s)
+        finally:
+            for worker in {id(s.worker): s.worker for s in slots.values()}.values():
+                worker.close()
+    _mlp_rows(workload, slots, errors, run)
 
 
-def _same_trajectory(rows: list[dict]) -> None:
-    """Variants that ran the same number of steps must end at the same loss."""
-    by_steps: dict[tuple[str, int], list[dict]] = {}
-    for row in rows:
-        by_steps.setdefault((row["workload"], row["steps_done"]), []).append(row)
-    for group in by_steps.values():
-        ref = group[0]["final_loss"]
-        for row in group[1:]:
-            if abs(row["final_loss"] - ref) > 1e-4 * max(abs(ref), 1e-6):
-                raise SystemExit(f"loss mismatch: {group[0]} vs {row}")
-
-
-def _table(rows: list[dict]) -> str:
-    lines = [
-        "| workload | variant | steps/s | × baseline | first call s (× baseline) "
-        "| peak RSS MB (× baseline) |",
-        "|---|---|---:|---:|---:|---:|",
+def _mlp_rows(workload: str, slots: dict[str, Slot], errors: dict[str, float], run: Run) -> None:
+    baselines = [s for k, s in slots.items() if k.startswith("baseline@")]
+    pooled = [b.steps / b.seconds for s in baselines for b in s.blocks]
+    rows = [
+        {
+            "variant": "baseline",
+            "steps_per_s": statistics.median(pooled),
+            "ratio": 1.0,
+            "against": "",
+            "blocks": len(pooled),
+        }
     ]
-    for r in rows:
+    eager = slots["eager"]
+    for key, slot in slots.items():
+        if key.startswith("baseline@"):
+            continue
+        same = key in HOME
+        row = {
+            "variant": key,
+            "steps_per_s": slot.rate(),
+            "ratio": median_ratio(slot, slots[HOME.get(key, "baseline@eager")]),
+            "against": "same process" if same else "other process, interleaved",
+            "blocks": len(slot.blocks),
+            "loss_check_max_rel": errors[key],
+        }
+        if not same:
+            row["eager_ratio"] = median_ratio(eager, slot)  # tfjs_grad eager ÷ this
+        rows.append(row)
+    for row in rows:
+        row["workload"] = workload
+        run.rows.append(row)
+
+
+# ---------------------------------------------------------------------------------------
+# First call
+
+
+def measure_first_call(workload: str, run: Run) -> None:
+    """Fresh processes, variants alternating; baseline and tf.jit `first_call_repeats`
+    times, the others once (paired with the first baseline)."""
+    variants = ["baseline", *(v for vs in _groups(workload).values() for v in vs)]
+    by_variant: dict[str, list[dict[str, float]]] = {v: [] for v in variants}
+    for repeat in range(run.config.first_call_repeats):
+        for variant in variants if repeat == 0 else ["baseline", "tf.jit"]:
+            command = [sys.executable, str(BENCH / "_worker.py"), "first-call", workload, variant]
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                why = done.stderr[-3000:]
+                raise _harness.WorkerError(f"first call {workload}/{variant}:\n{why}")
+            by_variant[variant].append(json.loads(done.stdout.splitlines()[-1]))
+    base = by_variant["baseline"]
+    for row in run.rows:
+        if row["workload"] != workload or row["variant"] not in by_variant:
+            continue
+        mine = by_variant[row["variant"]]
+        row["compile_s"] = statistics.median(m["first_call_s"] for m in mine)
+        row["compile_ratio"] = statistics.median(
+            m["first_call_s"] / b["first_call_s"] for m, b in zip(mine, base)
+        )
+        row["peak_rss_mb"] = statistics.median(m["peak_rss_mb"] for m in mine)
+        row["rss_ratio"] = statistics.median(
+            m["peak_rss_mb"] / b["peak_rss_mb"] for m, b in zip(mine, base)
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Polynomial regression (tfjs-examples/polynomial-regression-core)
+
+
+def measure_polynomial(run: Run) -> None:
+    config = run.config
+    workers = {"tfjs_grad": _python("polynomial", "polynomial")}
+    if reason := node_missing():
+        run.note(f"polynomial: tfjs rows skipped: {reason}")
+    else:
+        for backend in ("cpu", "wasm"):
+            workers[f"tfjs-{backend}"] = _node(f"poly/tfjs-{backend}", "polynomial.js", backend)
+    try:
+        if skip := workers["tfjs_grad"].info.get("skip"):
+            run.note(f"polynomial: tfjs_grad row skipped: {skip}")
+            workers.pop("tfjs_grad").close()
+        if not workers:
+            return
+        slots = {k: Slot(k, w, k, steps=config.poly_block) for k, w in workers.items()}
+        for key, slot in slots.items():
+            run.runtimes[f"polynomial {key}"] = slot.worker.info["detail"]
+        data = json.loads((BENCH / "data" / "polynomial.json").read_text())
+        traces = {k: s.trace(data["check_iterations"]) for k, s in slots.items()}
+        if "tfjs-cpu" in traces:  # tfjs as the example runs it in Node: the CPU backend
+            for key, losses in traces.items():
+                check_losses(traces["tfjs-cpu"], losses, 0.0, POLY_ATOL, f"polynomial/{key}")
+            _say(f"  polynomial: {len(traces)} loops agree within {POLY_ATOL:g}")
+        interleave(list(slots.values()), config.poly_rounds, 0.0)
+    finally:
+        for worker in workers.values():
+            worker.close()
+    for key, slot in slots.items():
+        row = {
+            "workload": "polynomial",
+            "variant": key,
+            "steps_per_s": slot.rate(),
+            "loss_after_check": traces[key][-1],
+            "blocks": len(slot.blocks),
+        }
+        if key == "tfjs_grad":
+            node = [slots[k] for k in ("tfjs-cpu", "tfjs-wasm") if k in slots]
+            for other in node:
+                row[f"ratio_{other.name}"] = median_ratio(slot, other)
+            if node:
+                row["ratio_best_tfjs"] = _ratio_to_best(slot, node)
+        run.rows.append(row)
+
+
+def _ratio_to_best(slot: Slot, others: list[Slot]) -> float:
+    """Median over rounds of slot's rate / the fastest of `others` in that round."""
+    best: dict[int, float] = {}
+    for other in others:
+        for b in other.blocks:
+            best[b.round] = max(best.get(b.round, 0.0), b.steps / b.seconds)
+    return statistics.median(b.steps / b.seconds / best[b.round] for b in slot.blocks)
+
+
+# ---------------------------------------------------------------------------------------
+# Recompilation: varying shapes and constants
+
+
+def measure_recompile(kind: str, run: Run) -> None:
+    config = run.config
+    workers = {w: _python(f"{kind}/{w}", "recompile", kind, w) for w in ("varying", "fixed")}
+    try:
+        slots = {w: Slot(w, workers[w], w, steps=config.recompile_block) for w in workers}
+        start = {w: workers[w].request(op="trace", variant=w, steps=1) for w in workers}
+        rounds = config.recompile_steps // config.recompile_block
+        for r in range(rounds):
+            order = list(slots.values()) if r % 2 == 0 else list(slots.values())[::-1]
+            for slot in order:
+                reply = slot.block(slot.steps)
+                slot.blocks.append(_harness.Block(r, slot.steps, reply["seconds"], reply))
+            if sum(b.seconds for b in slots["varying"].blocks) > config.recompile_budget_s:
+                run.note(
+                    f"{kind}: varying loop stopped after {r + 1} of {rounds} rounds "
+                    f"({config.recompile_budget_s:g} s budget)"
+                )
+                break
+    finally:
+        for worker in workers.values():
+            worker.close()
+    for which, slot in slots.items():
+        steps = sum(b.steps for b in slot.blocks)
+        last = slot.blocks[-1].reply
+        run.rows.append(
+            {
+                "workload": f"recompile-{kind}",
+                "variant": which,
+                "steps": steps,
+                "ms_per_step": 1e3 * sum(b.seconds for b in slot.blocks) / steps,
+                "rss_growth_mb": last["rss_mb"] - start[which]["rss_mb"],
+                "compiles": last["compiles"] - start[which]["compiles"],
+                "compile_s": last["compile_s"] - start[which]["compile_s"],
+            }
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Targets, tables, files
+
+
+def _row(run: Run, workload: str, variant: str) -> dict[str, Any] | None:
+    return next(
+        (r for r in run.rows if r["workload"] == workload and r["variant"] == variant), None
+    )
+
+
+def _best_torch(run: Run, workload: str) -> dict[str, Any] | None:
+    rows = [r for r in run.rows if r["workload"] == workload and r["variant"].startswith("torch")]
+    return max(rows, key=lambda r: r["steps_per_s"]) if rows else None
+
+
+def evaluate_targets(run: Run) -> None:
+    def get(workload: str, variant: str, key: str) -> float | None:
+        row = _row(run, workload, variant)
+        return None if row is None else row.get(key)
+
+    ratio = get("tiny", "tf.jit", "ratio")
+    run.target("tiny: tf.jit ≥ 0.90× hand-written", ratio, ">=", 0.90, _x(ratio))
+    first = get("tiny", "tf.jit", "compile_ratio")
+    run.target(
+        "tiny: tf.jit first call ≤ 1.5× hand-written",
+        first,
+        "<=",
+        1.5,
+        f"{_x(first)} ({_s(get('tiny', 'tf.jit', 'compile_s'))} vs "
+        f"{_s(get('tiny', 'baseline', 'compile_s'))})",
+    )
+    wasm = get("tiny", "tfjs-wasm", "eager_ratio")
+    run.target("tiny: eager ≥ 2× tfjs WASM in Node", wasm, ">=", 2.0, _x(wasm))
+    torch = _best_torch(run, "tiny")
+    if torch is not None:
+        run.target(
+            f"tiny: eager ÷ {torch['variant']} eager (about 0.75× expected)",
+            torch.get("eager_ratio"),
+            "info",
+            0.75,
+            _x(torch.get("eager_ratio")),
+        )
+    for variant, threshold in (("tf.jit", 0.98), ("eager", 0.85)):
+        ratio = get("medium", variant, "ratio")
+        run.target(
+            f"medium: {variant} ≥ {threshold:.2f}× hand-written", ratio, ">=", threshold, _x(ratio)
+        )
+    poly = get("polynomial", "tfjs_grad", "ratio_best_tfjs")
+    run.target(
+        "polynomial: eager ≥ 1.0× tfjs in Node (its faster backend)", poly, ">=", 1.0, _x(poly)
+    )
+    for kind in ("shapes", "constants"):
+        varying = _row(run, f"recompile-{kind}", "varying")
+        fixed = _row(run, f"recompile-{kind}", "fixed")
+        if varying is None or fixed is None:
+            continue
+        slow = varying["ms_per_step"] / fixed["ms_per_step"]
+        run.target(
+            f"varying {kind}: ≤ 2× the fixed loop's time per step",
+            slow,
+            "<=",
+            2.0,
+            f"{_x(slow)} ({varying['ms_per_step']:.1f} vs {fixed['ms_per_step']:.1f} ms)",
+        )
+        growth = varying["rss_growth_mb"] * 500 / varying["steps"]
+        run.target(
+            f"varying {kind}: flat memory (≤ {FLAT_MB:g} MB per 500 steps)",
+            growth,
+            "<=",
+            FLAT_MB,
+            f"+{varying['rss_growth_mb']:.0f} MB over {varying['steps']} "
+            f"steps (fixed: +{fixed['rss_growth_mb']:.0f} MB)",
+        )
+
+
+def _x(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}×"
+
+
+def _s(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f} s"
+
+
+def _mlp_table(run: Run) -> str:
+    if not any(r["workload"] in _mlp.WORKLOADS for r in run.rows):
+        return ""
+    lines = [
+        "| workload | variant | steps/s | × hand-written | compared | first call s (×) "
+        "| peak RSS MB (×) |",
+        "|---|---|---:|---:|---|---:|---:|",
+    ]
+    for r in run.rows:
+        if r["workload"] not in _mlp.WORKLOADS:
+            continue
+        first = f"{r['compile_s']:.2f} ({r['compile_ratio']:.2f})" if "compile_s" in r else ""
+        rss = f"{r['peak_rss_mb']:.0f} ({r['rss_ratio']:.2f})" if "peak_rss_mb" in r else ""
         lines.append(
             f"| {r['workload']} | {r['variant']} | {r['steps_per_s']:,.0f} | {r['ratio']:.2f} | "
-            f"{r['compile_s']:.2f} ({r['compile_ratio']:.2f}) | "
-            f"{r['peak_rss_mb']:.0f} ({r['rss_ratio']:.2f}) |"
+            f"{r['against']} | {first} | {rss} |"
         )
     return "\n".join(lines)
 
 
-def _update_readme(table: str) -> None:
-    readme = pathlib.Path(__file__).parent.parent / "README.md"
-    text = readme.read_text()
-    start = text.index("<!-- benchmark table:")
-    start = text.index("\n", start) + 1
-    end = text.index("<!-- end benchmark table -->")
-    readme.write_text(text[:start] + table + "\n" + text[end:])
+def _polynomial_table(run: Run) -> str:
+    rows = [r for r in run.rows if r["workload"] == "polynomial"]
+    if not rows:
+        return ""
+    lines = [
+        "| polynomial-regression-core | steps/s | tfjs_grad ÷ this | loss after 75 |",
+        "|---|---:|---:|---:|",
+    ]
+    ours = _row(run, "polynomial", "tfjs_grad") or {}
+    for r in rows:
+        ratio = ours.get(f"ratio_{r['variant']}")
+        lines.append(
+            f"| {r['variant']} | {r['steps_per_s']:,.0f} | {_x(ratio)} | "
+            f"{r['loss_after_check']:.7f} |"
+        )
+    return "\n".join(lines)
+
+
+def _recompile_table(run: Run) -> str:
+    rows = [r for r in run.rows if r["workload"].startswith("recompile-")]
+    if not rows:
+        return ""
+    lines = [
+        "| eager loop | steps | ms/step | XLA compiles | RSS growth MB |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['workload'][len('recompile-') :]}, {r['variant']} | {r['steps']} | "
+            f"{r['ms_per_step']:.1f} | {r['compiles']} | {r['rss_growth_mb']:+.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def _targets_table(run: Run) -> str:
+    lines = ["| target | measured | |", "|---|---:|---|"]
+    for t in run.targets:
+        verdict = {True: "met", False: "**not met**", None: "not measured"}[t["met"]]
+        if t["op"] == "info":
+            verdict = "for reference"
+        lines.append(f"| {t['target']} | {t['figure']} | {verdict} |")
+    return "\n".join(lines)
+
+
+def report(run: Run, machine: dict[str, Any]) -> str:
+    """The markdown printed at the end and written into README between the markers."""
+    config = run.config
+    mlp = (
+        "Hand-written = `jax.jit(step, donate_argnums=(0, 1))` over a params dict and "
+        "`optax.adam(1e-3, b1=0.9, b2=0.999, eps=1e-7)` state, x and y passed each step. "
+        "tf.jit and eager = the tfjs user's loop: `tf.variable` weights, `x @ w + b`, "
+        "`tf.losses.*`, `tf.train.adam(1e-3, 0.9, 0.999, 1e-7)`, "
+        "`opt.minimize(lambda: ..., True)`; eager runs it in `tf.tidy`. "
+        f"Steps/s: median of {config.rounds} blocks of about {config.block_s:g} s. "
+        "× hand-written: median over rounds of the ratio to the baseline's block of the same "
+        "round; the tfjs_grad variants share a process with their baseline, torch and tfjs "
+        "run in other processes, interleaved. First call: a fresh process, weights and "
+        "optimizer made, traced, compiled and one step run (imports excluded), median of "
+        f"{config.first_call_repeats} for baseline and tf.jit, once for the others; "
+        "peak RSS after 10 steps."
+    )
+    polynomial = (
+        f"tfjs-examples' polynomial-regression-core: blocks of {config.poly_block} iterations "
+        "of its loop (an SGD step, then `await tf.nextFrame()`), "
+        f"{config.poly_rounds} rounds; losses checked against tfjs (CPU backend) within "
+        f"{POLY_ATOL:g} over the example's 75 iterations."
+    )
+    recompile = (
+        "Eager `tf.tidy(lambda: opt.minimize(..., True))` loops whose batch length (shapes) "
+        "or Python float (constants) changes each step, in blocks of "
+        f"{config.recompile_block} steps alternating with their fixed twin (other process), "
+        f"for {config.recompile_steps} steps or until the varying loop has run "
+        f"{config.recompile_budget_s:g} s; compiles and RSS growth counted after the first step."
+    )
+    parts = [
+        f"Measured {machine['date']} on {machine['cpus']} CPUs, load average "
+        f"{machine['load_start']} at start and {machine['load_end']} at the end "
+        "(a loaded machine lowers every figure; the ratios compare blocks run side by side). "
+        "Runtimes: " + "; ".join(sorted(set(run.runtimes.values()))) + "."
+    ]
+    for intro, table in (
+        (mlp, _mlp_table(run)),
+        (polynomial, _polynomial_table(run)),
+        (recompile, _recompile_table(run)),
+        ("", _targets_table(run)),
+    ):
+        if table:
+            parts += [intro, table]
+    if run.notes:
+        parts.append("Notes: " + "; ".join(run.notes) + ".")
+    return "\n\n".join(p for p in parts if p)
+
+
+def update_readme(text: str, readme: pathlib.Path = ROOT / "README.md") -> None:
+    """Replace what lies between README's benchmark markers with `text`."""
+    content = readme.read_text()
+    start = content.index("<!-- benchmark table:")
+    start = content.index("\n", start) + 1
+    end = content.index("<!-- end benchmark table -->")
+    readme.write_text(content[:start] + text + "\n" + content[end:])
+
+
+def _load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def measure(run: Run, sections: list[str], workloads: list[str]) -> dict[str, Any]:
+    """Run the sections; returns the machine's description (date, CPUs, load)."""
+    machine = {"date": datetime.date.today().isoformat(), "cpus": os.cpu_count()}
+    machine["load_start"] = _load()
+    for workload in workloads:
+        if "mlp" in sections:
+            _say(f"mlp {workload} ...")
+            measure_mlp(workload, run)
+            if "first-call" in sections:
+                _say(f"first call {workload} ...")
+                measure_first_call(workload, run)
+    if "polynomial" in sections:
+        _say("polynomial ...")
+        measure_polynomial(run)
+    if "recompile" in sections:
+        for kind in ("shapes", "constants"):
+            _say(f"recompile {kind} ...")
+            measure_recompile(kind, run)
+    machine["load_end"] = _load()
+    evaluate_targets(run)
+    return machine
+
+
+def save(run: Run, machine: dict[str, Any]) -> None:
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(run.rows, indent=1) + "\n")
+    summary = {
+        "machine": machine,
+        "config": dataclasses.asdict(run.config),
+        "runtimes": run.runtimes,
+        "targets": run.targets,
+        "notes": run.notes,
+    }
+    TARGETS.write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def load_saved() -> tuple[Run, dict[str, Any]]:
+    """The run `save` wrote, to print or put into README again without measuring."""
+    summary = json.loads(TARGETS.read_text())
+    config = summary["config"]
+    run = Run(Config(**{**config, "check_steps": tuple(config["check_steps"])}))
+    run.rows = json.loads(RESULTS.read_text())
+    run.runtimes, run.targets, run.notes = summary["runtimes"], summary["targets"], summary["notes"]
+    return run, summary["machine"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer steps (smoke test)")
-    parser.add_argument("--child", nargs=2, metavar=("WORKLOAD", "VARIANT"), help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="smoke run: short, writes no files")
+    parser.add_argument("--sections", default=",".join(SECTIONS))
     parser.add_argument("--workloads", default="tiny,medium")
-    parser.add_argument("--update-readme", action="store_true", help="write the table into README")
+    parser.add_argument("--update-readme", action="store_true", help="write the tables into README")
+    parser.add_argument(
+        "--from-results", action="store_true", help="measure nothing: report the saved results"
+    )
     args = parser.parse_args()
-    if args.child:
-        print(json.dumps(run_variant(*args.child, args.quick)))
-        return
-    rows = []
-    for workload in args.workloads.split(","):
-        for variant in VARIANTS:
-            rows.append(_child(workload, variant, args.quick))
-            print(f"  measured {workload:6s} {variant:13s}", file=sys.stderr, flush=True)
-    _same_trajectory(rows)
-    for row in rows:
-        base = next(
-            r for r in rows if r["workload"] == row["workload"] and r["variant"] == "baseline"
-        )
-        row["ratio"] = row["steps_per_s"] / base["steps_per_s"]
-        row["compile_ratio"] = row["compile_s"] / base["compile_s"]
-        row["rss_ratio"] = row["peak_rss_mb"] / base["peak_rss_mb"]
-    table = _table(rows)
-    print(table)
-    print(f"\n{os.cpu_count()} CPUs; jit_loop: K={LOOP_K} steps per call; eager: a Python loop.")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
+    if args.from_results:
+        run, machine = load_saved()
+    else:
+        run = Run(QUICK if args.quick else Config())
+        machine = measure(run, args.sections.split(","), args.workloads.split(","))
+    text = report(run, machine)
+    print(text)
+    if args.quick:
+        return  # a smoke run's numbers are not results
+    if not args.from_results:
+        save(run, machine)
     if args.update_readme:
-        _update_readme(table)
+        update_readme(text)
 
 
 if __name__ == "__main__":

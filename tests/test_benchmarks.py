@@ -1,0 +1,234 @@
+"""The benchmark harness (benchmarks/): its schedule, ratios, loss check and README writer,
+and the loops it times computing the same training as their references. No timings are
+asserted: the fake workers below answer with made-up seconds."""
+
+import json
+import math
+import pathlib
+import shutil
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tfjs_grad as tf
+
+BENCH = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import _harness  # noqa: E402
+import _mlp  # noqa: E402
+import _polynomial  # noqa: E402
+import train_step  # noqa: E402
+
+_has_node = train_step.node_missing() is None
+_needs_node = pytest.mark.skipif(not _has_node, reason="node or tests/reference/node_modules")
+_has_ops = all(hasattr(tf, name) for name in _polynomial.OPS)
+_needs_ops = pytest.mark.skipif(not _has_ops, reason="the tfjs ops (tf.mul, ...) are not in")
+
+losses_lists = st.lists(
+    st.floats(min_value=1e-3, max_value=1e3, allow_nan=False), min_size=1, max_size=30
+)
+
+
+@given(losses_lists, st.floats(min_value=-0.49, max_value=0.49))
+def test_check_losses_accepts_relative_errors_within_rtol_and_reports_the_worst(reference, e):
+    rtol = 1e-3
+    got = [v * (1 + e * rtol) for v in reference]
+    worst = _harness.check_losses(reference, got, rtol, 0.0, "x")
+    assert worst == pytest.approx(abs(e) * rtol, rel=1e-6, abs=1e-15)
+
+
+@given(losses_lists, st.data())
+def test_check_losses_stops_the_run_at_the_first_step_beyond_tolerance(reference, data):
+    index = data.draw(st.integers(0, len(reference) - 1))
+    got = list(reference)
+    got[index] = reference[index] * (1 + 3e-3)
+    with pytest.raises(SystemExit, match=f"step {index + 1} loss"):
+        _harness.check_losses(reference, got, 1e-3, 0.0, "x")
+
+
+def test_check_losses_rejects_nan_and_missing_steps():
+    with pytest.raises(SystemExit, match="step 2"):
+        _harness.check_losses([1.0, 2.0], [1.0, math.nan], 1e-3, 1e-5, "x")
+    with pytest.raises(SystemExit, match="1 losses, expected 2"):
+        _harness.check_losses([1.0, 2.0], [1.0], 1e-3, 1e-5, "x")
+
+
+def test_check_losses_absolute_tolerance():
+    assert _harness.check_losses([0.5], [0.5 + 9e-6], 0.0, 1e-5, "x") > 0
+    with pytest.raises(SystemExit):
+        _harness.check_losses([0.5], [0.5 + 2e-5], 0.0, 1e-5, "x")
+
+
+class _FakeWorker:
+    """Answers blocks with made-up seconds (steps × cost), recording the order asked."""
+
+    def __init__(self, costs: dict[str, float], log: list[str]):
+        self.costs, self.log = costs, log
+
+    def request(self, op: str, variant: str, steps: int) -> dict:
+        assert op == "block"
+        self.log.append(variant)
+        return {"seconds": steps * self.costs[variant]}
+
+
+def _block(r: int, steps: int, seconds: float) -> _harness.Block:
+    return _harness.Block(r, steps, seconds, {})
+
+
+@given(
+    st.lists(st.floats(min_value=1e-6, max_value=1e-1), min_size=2, max_size=6),
+    st.integers(1, 7),
+)
+def test_interleave_runs_one_block_per_slot_per_round_in_rotating_order(costs, rounds):
+    log: list[str] = []
+    names = [f"v{i}" for i in range(len(costs))]
+    worker = _FakeWorker(dict(zip(names, costs)), log)
+    slots = [_harness.Slot(n, worker, n, per_call=1 + i % 2) for i, n in enumerate(names)]  # type: ignore[arg-type]
+    _harness.interleave(slots, rounds, target_s=0.25)
+    for slot, cost in zip(slots, costs):
+        assert [b.round for b in slot.blocks] == list(range(rounds))
+        assert slot.steps % slot.per_call == 0 and slot.steps >= slot.per_call
+        assert slot.steps * cost == pytest.approx(0.25, rel=0.5) or slot.steps == slot.per_call
+        assert slot.rate() == pytest.approx(1 / cost)
+    timed = log[len(log) - rounds * len(slots) :]
+    firsts = {timed[r * len(slots)] for r in range(rounds)}
+    assert len(firsts) == min(rounds, len(slots))  # a different slot leads each round
+
+
+@given(st.floats(min_value=0.1, max_value=10), st.lists(st.floats(0.5, 2.0), min_size=1))
+def test_median_ratio_compares_blocks_of_the_same_round(factor, drift):
+    # The machine's speed drifts from round to round; both sides drift together.
+    worker = _FakeWorker({}, [])
+    a = _harness.Slot("a", worker, "a")  # type: ignore[arg-type]
+    b = _harness.Slot("b", worker, "b")  # type: ignore[arg-type]
+    for r, speed in enumerate(drift):
+        a.blocks.append(_block(r, 100, 1.0 / (factor * speed)))
+        b.blocks.append(_block(r, 100, 1.0 / speed))
+    a.blocks.append(_block(len(drift), 100, 1e-9))  # a round b did not run: ignored
+    assert _harness.median_ratio(a, b) == pytest.approx(factor)
+
+
+def test_update_readme_rewrites_only_between_the_markers(tmp_path):
+    readme = tmp_path / "README.md"
+    head = "# Title\n\n<!-- benchmark table: written by `benchmarks/train_step.py` -->\n"
+    tail = "<!-- end benchmark table -->\n\nAfter.\n"
+    readme.write_text(head + "old table\n" + tail)
+    train_step.update_readme("| new | table |", readme)
+    train_step.update_readme("| new | table |", readme)
+    assert readme.read_text() == head + "| new | table |\n" + tail
+
+
+def test_polynomial_data_file_is_what_its_generator_writes():
+    committed = json.loads(_polynomial.DATA.read_text())
+    assert committed == json.loads(json.dumps(_polynomial.generate()))
+
+
+def test_mlp_variants_train_alike():
+    """The tfjs user's loop (under tf.jit, and eager in tf.tidy) and the hand-written optax
+    step follow the same losses from the same start (the loop variants: at bench time)."""
+    data = _mlp.load("tiny", "baseline")
+    reference = _mlp.build("baseline", data).trace(5)
+    for variant in ("tf.jit", "eager"):
+        got = _mlp.build(variant, data).trace(5)
+        _harness.check_losses(reference, got, train_step.RTOL_JAX, 0.0, variant)
+
+
+def test_torch_trains_alike():
+    pytest.importorskip("torch")
+    reference = _mlp.build("baseline", _mlp.load("tiny", "baseline")).trace(5)
+    got = _mlp.build("torch@1", _mlp.load("tiny", "torch@1")).trace(5)
+    _harness.check_losses(reference, got, train_step.RTOL_OTHER, 0.0, "torch")
+
+
+def test_python_worker_serves_the_protocol():
+    command = [sys.executable, str(BENCH / "_worker.py"), "mlp", "tiny", "baseline,tf.jit"]
+    with _harness.Worker("test", command) as worker:
+        assert "jax" in worker.info["detail"]
+        losses = worker.request(op="trace", variant="tf.jit", steps=3)["losses"]
+        reply = worker.request(op="block", variant="baseline", steps=4)
+    assert len(losses) == 3 and all(math.isfinite(v) for v in losses)
+    assert reply["seconds"] > 0 and math.isfinite(reply["loss"]) and reply["rss_mb"] > 0
+
+
+@_needs_ops
+def test_polynomial_port_follows_tfjs():
+    runners, _ = _polynomial.python_runners()
+    fixture = json.loads((BENCH / "data" / "polynomial_tfjs.json").read_text())
+    got = runners["tfjs_grad"].trace(len(fixture["losses"]))
+    _harness.check_losses(fixture["losses"], got, 0.0, train_step.POLY_ATOL, "polynomial")
+
+
+@_needs_node
+@pytest.mark.parametrize("backend", ["cpu", "wasm"])
+def test_node_mlp_worker_trains_alike(tmp_path, backend):
+    reference = _mlp.build("baseline", _mlp.load("tiny", "baseline")).trace(5)
+    _mlp.write_problem("tiny", tmp_path)
+    script = str(BENCH / "node" / "mlp.js")
+    with _harness.Worker(backend, ["node", script, str(tmp_path), backend]) as worker:
+        assert f"{backend} backend" in worker.info["detail"]
+        got = worker.request(op="trace", variant=backend, steps=5)["losses"]
+        first = worker.request(op="block", variant=backend, steps=3)
+        second = worker.request(op="block", variant=backend, steps=3)
+    _harness.check_losses(reference, got, train_step.RTOL_OTHER, 0.0, backend)
+    assert first["tensors"] == second["tensors"]  # the loop leaks no tensors
+
+
+@_needs_node
+@pytest.mark.parametrize("backend", ["cpu", "wasm"])
+def test_node_polynomial_worker_matches_the_fixture(backend):
+    fixture = json.loads((BENCH / "data" / "polynomial_tfjs.json").read_text())
+    script = str(BENCH / "node" / "polynomial.js")
+    with _harness.Worker(backend, ["node", script, backend]) as worker:
+        got = worker.request(op="trace", variant=backend, steps=len(fixture["losses"]))
+    _harness.check_losses(fixture["losses"], got["losses"], 0.0, train_step.POLY_ATOL, backend)
+
+
+def test_node_missing_names_what_to_install(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda _: None)
+    assert train_step.node_missing() == "node is not installed"
+
+
+def test_saved_results_report_the_same_without_measuring(tmp_path, monkeypatch):
+    monkeypatch.setattr(train_step, "RESULTS", tmp_path / "train_step.json")
+    monkeypatch.setattr(train_step, "TARGETS", tmp_path / "targets.json")
+    run = train_step.Run(train_step.QUICK)
+    run.rows = [
+        {
+            "workload": "tiny",
+            "variant": "baseline",
+            "steps_per_s": 100.0,
+            "ratio": 1.0,
+            "against": "",
+            "compile_s": 0.5,
+            "compile_ratio": 1.0,
+            "peak_rss_mb": 300.0,
+            "rss_ratio": 1.0,
+        },
+        {
+            "workload": "tiny",
+            "variant": "tf.jit",
+            "steps_per_s": 80.0,
+            "ratio": 0.8,
+            "against": "same process",
+            "compile_s": 0.6,
+            "compile_ratio": 1.2,
+            "peak_rss_mb": 310.0,
+            "rss_ratio": 1.03,
+        },
+    ]
+    run.runtimes = {"jax": "jax x.y"}
+    run.note("a note")
+    train_step.evaluate_targets(run)
+    machine = {"date": "2026-01-01", "cpus": 2, "load_start": "0 0 0", "load_end": "1 1 1"}
+    train_step.save(run, machine)
+    again, machine_again = train_step.load_saved()
+    assert train_step.report(again, machine_again) == train_step.report(run, machine)
+    text = train_step.report(run, machine)
+    assert "| tiny: tf.jit ≥ 0.90× hand-written | 0.80× | **not met** |" in text
+    assert (
+        "| tiny: tf.jit first call ≤ 1.5× hand-written | 1.20× (0.60 s vs 0.50 s) | met |" in text
+    )
+    assert "| medium: tf.jit ≥ 0.98× hand-written | — | not measured |" in text

@@ -110,3 +110,18 @@ def test_a_python_float_that_changes_every_step_reuses_one_program(compiles):
         if step == 0:
             first = len(compiles)
     assert compiles[first:] == []
+
+
+def test_the_eager_cache_is_bounded_by_the_memory_of_its_executables(monkeypatch):
+    from tfjs_grad import _trace
+
+    monkeypatch.setattr(_trace, "CACHE_BYTES", 3 * _trace._MIN_ENTRY_BYTES)
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    for n in range(1, 9):  # a new batch length, so a new program, every step
+        x = jnp.arange(2 * n, dtype=jnp.float32).reshape(n, 2)
+        grads = tf.variable_grads(lambda x=x: ((x * w) ** 2).sum()).grads["w"]
+        np.testing.assert_allclose(grads, 2 * np.asarray(w.value) * (np.asarray(x) ** 2).sum(0))
+        assert sum(e.bytes for e in _trace._compiled.values()) <= _trace.CACHE_BYTES or len(
+            _trace._compiled
+        ) == 1
+    assert _trace.stats["evictions"] > 0

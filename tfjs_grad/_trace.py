@@ -17,6 +17,8 @@ remembered (by its code) so that later calls go straight there.
 from __future__ import annotations
 
 import collections
+import ctypes
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -231,9 +233,61 @@ def vjp_of_program(
     return y, grads, writes
 
 
-_compiled: collections.OrderedDict[Any, Callable[..., Any]] = collections.OrderedDict()
-_CACHE_SIZE = 256
-stats = {"compiles": 0, "hits": 0}
+class _Compiled:
+    """A cached executable, and the resident memory its compile added (its cost)."""
+
+    __slots__ = ("run", "bytes")
+
+    def __init__(self, run: Callable[..., Any]):
+        self.run, self.bytes = run, -1
+
+    def __call__(self, *args: Any) -> Any:
+        if self.bytes >= 0:
+            return self.run(*args)
+        before = _resident_bytes()
+        out = self.run(*args)  # the first call compiles
+        self.bytes = max(_resident_bytes() - before, _MIN_ENTRY_BYTES)
+        _trim_to_budget()
+        return out
+
+
+_compiled: collections.OrderedDict[Any, _Compiled] = collections.OrderedDict()
+# The eager caches are bounded by the memory their executables take (measured as the
+# resident memory each compile adds), and by count; the least recently used go first.
+CACHE_BYTES = 256 * 2**20
+CACHE_SIZE = 256
+_MIN_ENTRY_BYTES = 2**20
+stats = {"compiles": 0, "hits": 0, "evictions": 0}
+
+
+def _resident_bytes() -> int:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):  # not Linux: count entries only
+        return 0
+
+
+def _trim_to_budget() -> None:
+    evicted = False
+    while len(_compiled) > 1 and (
+        len(_compiled) > CACHE_SIZE
+        or sum(max(e.bytes, 0) for e in _compiled.values()) > CACHE_BYTES
+    ):
+        _compiled.popitem(last=False)
+        stats["evictions"] += 1
+        evicted = True
+    if evicted:
+        _release_freed_memory()
+
+
+def _release_freed_memory() -> None:
+    """Give what the evicted executables freed back to the OS (glibc keeps it otherwise,
+    and a loop that compiles a program per step would grow without bound)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[Any]]:
@@ -301,9 +355,7 @@ def cached(
     run = _compiled.get(key)
     if run is None:
         stats["compiles"] += 1
-        run = _compiled[key] = jax.jit(make(), donate_argnums=donate)
-        if len(_compiled) > _CACHE_SIZE:
-            _compiled.popitem(last=False)
+        run = _compiled[key] = _Compiled(jax.jit(make(), donate_argnums=donate))
     else:
         stats["hits"] += 1
         _compiled.move_to_end(key)

@@ -38,6 +38,7 @@ from ._jaxpr import has_callbacks
 from .variables import TracedAssignError, Variable, _epoch, epoch, variable_by_uid
 
 _buffer_of = operator.attrgetter("_buffer")
+_NONES = _repeat(None)  # `None in buffers` would compare arrays with ==: test identity
 _shared_of = operator.attrgetter("_shared")
 
 # Arrays of at least this many elements captured from Python (not Variables, not
@@ -166,7 +167,7 @@ class Jitted:
             donate = (0,) if layout.donate else ()
             pure = functools.partial(self._pure, layout)
             program = jax.jit(
-                functools.update_wrapper(pure, self._pure),
+                functools.update_wrapper(pure, self._pure, assigned=("__name__", "__qualname__")),
                 static_argnums=self._static,
                 donate_argnums=donate,
                 **self._jit_kwargs,
@@ -319,7 +320,7 @@ class Jitted:
             return self._fn(*args, **kwargs)
         if tracing():
             return self._under_outer_transform(args, kwargs)
-        if kwargs or not all(type(a) in _PLAIN for a in args):
+        if kwargs or not _PLAIN.issuperset(map(type, args)):
             args, kwargs = _as_refs((args, kwargs))
         with _store.LOCK:
             while True:
@@ -331,12 +332,15 @@ class Jitted:
                     call = self._program(layout)
                 try:
                     written = self._written
-                    donated = list(map(_buffer_of, written))
-                    if None in donated or any(map(_shared_of, written)):
+                    # `_shared` is also set on a Variable without a buffer: one test for both
+                    lent = any(map(_shared_of, written))
+                    if lent:
                         lend = Variable._lend if layout.donate else Variable._peek
                         donated = [lend(var) for var in written]
+                    else:
+                        donated = list(map(_buffer_of, written))
                     kept = list(map(_buffer_of, self._read))
-                    if None in kept:
+                    if any(map(operator.is_, kept, _NONES)):
                         kept = [var._peek() for var in self._read]
                     out, new, extra = call(donated, kept, *args, **kwargs)
                     if not layout.donate:  # a failure at run time must show before commit
@@ -354,7 +358,7 @@ class Jitted:
             # Variable._commit for each, as C-level loops: this runs on every step
             written = self._written
             list(map(setattr, written, _repeat("_buffer"), new))
-            if any(map(_shared_of, written)):
+            if lent:
                 list(map(setattr, written, _repeat("_shared"), _repeat(False)))
             if self._epoch != _epoch[0]:  # disposed during the call (e.g. dead slots pruned)
                 for var in written:

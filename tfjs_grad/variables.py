@@ -142,6 +142,7 @@ class Variable:
             frame.created[self._uid] = self
             frame.values[self._uid] = value
             frame.written[self._uid] = None
+            self._shared = True  # no buffer yet: not lendable until the transform commits
         elif isinstance(value, Tracer):
             raise TracedAssignError(
                 f"Cannot create Variable '{name}' from a traced value outside a stateful "
@@ -313,6 +314,7 @@ class Variable:
             buffer, self._buffer = self._buffer, None
             if isinstance(buffer, jax.Array) and not self._shared and not buffer.is_deleted():
                 buffer.delete()
+            self._shared = True  # no buffer: never lendable
 
     # -- array protocol --------------------------------------------------------------
     def __jax_array__(self) -> Any:

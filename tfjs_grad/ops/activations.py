@@ -38,7 +38,10 @@ def relu(x: ArrayLike) -> jax.Array:
     >>> tf.relu(tf.tensor1d([-2, 3], "int32"))
     Array([0, 3], dtype=int32)
     """
-    return jax.nn.relu(x)
+    # A select, not jax.nn.relu: the same values and the same gradient (0 at 0, as tfjs),
+    # without a custom_jvp, which costs ~10x more to trace on every eager step.
+    zero = jax.lax.full_like(x, 0)
+    return jax.lax.select(jax.lax.gt(x, zero), x, zero)
 
 
 @op("sigmoid", x=FLOAT)

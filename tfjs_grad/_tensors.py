@@ -154,10 +154,13 @@ def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype
     Traceback (most recent call last):
     TypeError: Argument 'a' passed to 'add' must be a Tensor or TensorLike, but got 'dict'
     """
-    from .variables import Variable  # circular: variables imports this module
-
-    if isinstance(values, Variable):
-        values = values.read()
+    if isinstance(values, jax.Array):  # the common case first
+        if dtype in (None, NUMERIC, PROMOTED) or _accepts(dtype, values.dtype):
+            return values
+        raise _wrong_dtype(argument, fn, dtype, values.dtype)
+    read = getattr(type(values), "__tfjs_value__", None)  # a Variable (no import: no cycle)
+    if read is not None:
+        values = read(values)
     expected = NUMERIC if dtype in (None, NUMERIC, PROMOTED) else dtype
     if isinstance(values, jax.Array):
         if not _accepts(expected, values.dtype):

@@ -210,6 +210,8 @@ class Variable:
             self._shared = True
             return buffer
 
+    __tfjs_value__ = read  # what the argument converter takes from a Variable
+
     def _peek(self) -> Any:
         """The buffer, for internal use that never lets it escape (it stays owned)."""
         if self._buffer is None:

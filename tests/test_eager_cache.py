@@ -121,7 +121,8 @@ def test_the_eager_cache_is_bounded_by_the_memory_of_its_executables(monkeypatch
         x = jnp.arange(2 * n, dtype=jnp.float32).reshape(n, 2)
         grads = tf.variable_grads(lambda x=x: ((x * w) ** 2).sum()).grads["w"]
         np.testing.assert_allclose(grads, 2 * np.asarray(w.value) * (np.asarray(x) ** 2).sum(0))
-        assert sum(e.bytes for e in _trace._compiled.values()) <= _trace.CACHE_BYTES or len(
-            _trace._compiled
-        ) == 1
+        assert (
+            sum(e.bytes for e in _trace._compiled.values()) <= _trace.CACHE_BYTES
+            or len(_trace._compiled) == 1
+        )
     assert _trace.stats["evictions"] > 0

@@ -283,3 +283,24 @@ def test_static_argnums_takes_an_int_or_a_tuple_and_names():
         np.testing.assert_allclose(step(jnp.ones(2), 3), [3.0, 6.0])
         assert step.trace_count == traces + 1  # a new static value traces once
     np.testing.assert_allclose(by_name(jnp.ones(2), k=5), [5.0, 10.0])
+
+
+def test_jit_loop_with_zero_steps_says_so_and_changes_nothing():
+    w = tf.variable(tf.tensor1d([1.0]), name="w")
+    opt = tf.train.sgd(0.1)
+    loop = tf.jit_loop(lambda x: opt.minimize(lambda: (w * x).sum(), True))
+    with pytest.raises(ValueError, match="at least one step"):
+        loop(jnp.ones((0, 1)))
+    np.testing.assert_array_equal(w.value, [1.0])
+    assert opt.iterations == 0
+
+
+def test_jit_loop_compiles_its_step_once(compiles):
+    w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
+    opt = tf.train.adam(0.1)
+    loop = tf.jit_loop(lambda x: opt.minimize(lambda: ((w * x) ** 2).sum(), True))
+    loop(jnp.ones((4, 2)))
+    assert compiles.count("jit(_pure)") == 1
+    loop(jnp.ones((4, 2)))
+    assert compiles.count("jit(_pure)") == 1
+    assert opt.iterations == 8

@@ -6,7 +6,7 @@
 """
 
 from . import io, losses, ops, train, util
-from .functional import functionalize, get_state, set_state
+from .functional import functionalize, get_state, getState, set_state, setState
 from .gradients import (
     ValueAndGrad,
     ValueAndGrads,
@@ -24,7 +24,7 @@ from .gradients import (
     variable_grads,
     variableGrads,
 )
-from .jit import jit, jit_loop
+from .jit import jit, jit_loop, jitLoop
 from .losses import Reduction
 from .memory import Memory, dispose, keep, memory, tidy
 from .ops import *  # noqa: F403  (the ops are tf.<name>, as in tfjs; see ops.__all__)
@@ -61,9 +61,12 @@ __all__ = [
     "Optimizer",
     "functionalize",
     "get_state",
+    "getState",
     "jit",
     "jit_loop",
+    "jitLoop",
     "set_state",
+    "setState",
     "ops",
     "train",
     "util",

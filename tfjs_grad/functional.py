@@ -117,3 +117,7 @@ def functionalize(
         return out, new_state
 
     return pure
+
+
+getState = get_state
+setState = set_state

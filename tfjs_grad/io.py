@@ -596,3 +596,5 @@ def _variables(var_list: Sequence[Variable] | None, fn: str) -> list[Variable] |
 
 loadWeights = load_weights
 saveWeights = save_weights
+
+__all__ = ["load_weights", "loadWeights", "save_weights", "saveWeights"]

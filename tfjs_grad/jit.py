@@ -160,6 +160,10 @@ class Jitted:
         self._one_off: _LayoutMiss | None = None
 
     # -- what runs while jax.jit traces -------------------------------------------------
+    @property
+    def traceCount(self) -> int:  # noqa: N802 (camelCase alias, as every public name has)
+        return self.trace_count
+
     def _program(self, layout: _Layout) -> Callable[..., Any]:
         """The `jax.jit` of `_pure` for one layout (made once, then looked up)."""
         program = self._programs.get(layout)
@@ -527,3 +531,6 @@ def jit(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any:
     if fn is None:
         return lambda f: Jitted(f, dict(jax_jit_kwargs))
     return Jitted(fn, dict(jax_jit_kwargs))
+
+
+jitLoop = jit_loop

@@ -32,6 +32,14 @@ class Memory(NamedTuple):
     num_tensors: int
     num_bytes: int
 
+    @property
+    def numTensors(self) -> int:  # noqa: N802 (tfjs's field name)
+        return self.num_tensors
+
+    @property
+    def numBytes(self) -> int:  # noqa: N802 (tfjs's field name)
+        return self.num_bytes
+
 
 def memory() -> Memory:
     """Live device arrays and their bytes.

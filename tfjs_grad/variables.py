@@ -129,7 +129,7 @@ class Variable:
             raise ValueError(f"Variable with name {name} was already registered")
         self._uid = next(_uids)
         self._name = name
-        self._trainable = bool(trainable)
+        self._trainable = True if trainable is None else bool(trainable)  # None: JS undefined
         self._shape = tuple(value.shape)
         self._dtype = value.dtype
         self._disposed = False

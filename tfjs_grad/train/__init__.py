@@ -10,27 +10,39 @@ from .momentum import MomentumOptimizer, momentum, tfjs_momentum
 from .rmsprop import RMSPropOptimizer, rmsprop, tfjs_rmsprop
 from .sgd import SGDOptimizer, sgd, tfjs_sgd
 
+restoreCheckpoint = restore_checkpoint
+saveCheckpoint = save_checkpoint
+tfjsAdadelta = tfjs_adadelta
+tfjsAdagrad = tfjs_adagrad
+tfjsAdam = tfjs_adam
+tfjsAdamax = tfjs_adamax
+tfjsMomentum = tfjs_momentum
+tfjsRmsprop = tfjs_rmsprop
+tfjsSgd = tfjs_sgd
+
 __all__ = [
-    "AdadeltaOptimizer",
-    "AdagradOptimizer",
-    "AdamOptimizer",
-    "AdamaxOptimizer",
-    "MomentumOptimizer",
-    "NamedTensor",
-    "Optimizer",
-    "RMSPropOptimizer",
-    "SGDOptimizer",
     "adadelta",
+    "AdadeltaOptimizer",
     "adagrad",
+    "AdagradOptimizer",
     "adam",
     "adamax",
+    "AdamaxOptimizer",
+    "AdamOptimizer",
     "from_optax",
     "fromOptax",
     "momentum",
+    "MomentumOptimizer",
+    "NamedTensor",
+    "Optimizer",
     "restore_checkpoint",
+    "restoreCheckpoint",
     "rmsprop",
+    "RMSPropOptimizer",
     "save_checkpoint",
+    "saveCheckpoint",
     "sgd",
+    "SGDOptimizer",
     "tfjs_adadelta",
     "tfjs_adagrad",
     "tfjs_adam",
@@ -38,4 +50,11 @@ __all__ = [
     "tfjs_momentum",
     "tfjs_rmsprop",
     "tfjs_sgd",
+    "tfjsAdadelta",
+    "tfjsAdagrad",
+    "tfjsAdam",
+    "tfjsAdamax",
+    "tfjsMomentum",
+    "tfjsRmsprop",
+    "tfjsSgd",
 ]

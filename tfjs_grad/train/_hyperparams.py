@@ -9,6 +9,8 @@ rounding them to float32, and so must we.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -127,3 +129,19 @@ def learning_rate_nodes(state: Any, is_leaf: Callable[[Any], bool]) -> list[Any]
 def is_scheduled(node: Any) -> bool:
     """Whether the learning rate in this injected state comes from a schedule."""
     return "learning_rate" in getattr(node, "hyperparams_states", {})
+
+
+def none_is_default(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Let None in any argument mean that parameter's default, as JS's `undefined` does."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        for name, value in list(bound.arguments.items()):
+            default = signature.parameters[name].default
+            if value is None and default is not inspect.Parameter.empty:
+                bound.arguments[name] = default
+        return fn(*bound.args, **bound.kwargs)
+
+    return wrapper

@@ -81,6 +81,13 @@ def _aval_text(shape: tuple[int, ...], dtype: Any) -> str:
     return f"{dtype_name(dtype)}{list(shape)}"
 
 
+class _ClassName:
+    """`Cls.className` and `instance.className`: the class's `class_name`."""
+
+    def __get__(self, obj: Any, cls: type) -> str:
+        return cls.class_name  # type: ignore[attr-defined]
+
+
 class Optimizer:
     """Base class of the tfjs optimizers; `from_optax` wraps any optax transformation.
 
@@ -95,6 +102,7 @@ class Optimizer:
     """
 
     class_name = "Optimizer"
+    className = _ClassName()  # tfjs's static `className`, following class_name
     _config_keys: tuple[str, ...] = ()
     # (state field, tfjs slot suffix) in getWeights order; None for a wrapped optax state.
     _slots: tuple[tuple[str, str], ...] | None = None

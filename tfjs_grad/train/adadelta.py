@@ -44,6 +44,7 @@ def _tfjs_adadelta(learning_rate: Any, rho: float, epsilon: float) -> optax.Grad
     return optax.GradientTransformation(init_fn, update_fn)
 
 
+@_hyperparams.none_is_default
 def tfjs_adadelta(
     learning_rate: _hyperparams.LearningRate = 0.001, rho: float = 0.95, epsilon: float = 1e-7
 ) -> optax.GradientTransformation:

@@ -36,6 +36,7 @@ def _tfjs_adagrad(
     return optax.GradientTransformation(init_fn, update_fn)
 
 
+@_hyperparams.none_is_default
 def tfjs_adagrad(
     learning_rate: _hyperparams.LearningRate, initial_accumulator_value: float = 0.1
 ) -> optax.GradientTransformation:

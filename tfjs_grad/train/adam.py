@@ -47,6 +47,7 @@ def _tfjs_adam(
     return optax.GradientTransformation(init_fn, update_fn)
 
 
+@_hyperparams.none_is_default
 def tfjs_adam(
     learning_rate: _hyperparams.LearningRate = 0.001,
     beta1: float = 0.9,

@@ -43,6 +43,7 @@ def _tfjs_adamax(
     return optax.GradientTransformation(init_fn, update_fn)
 
 
+@_hyperparams.none_is_default
 def tfjs_adamax(
     learning_rate: _hyperparams.LearningRate = 0.002,
     beta1: float = 0.9,

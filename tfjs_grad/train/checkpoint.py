@@ -221,6 +221,8 @@ def _directory(directory: Any, fn: str) -> str:
 
 
 def _optimizers(optimizers: Any, fn: str) -> list[Optimizer]:
+    if optimizers is None:  # JS undefined: the default, no optimizers
+        return []
     if isinstance(optimizers, Optimizer):
         optimizers = [optimizers]
     if not isinstance(optimizers, (list, tuple)) or not all(

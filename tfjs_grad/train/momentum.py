@@ -33,6 +33,7 @@ def _tfjs_momentum(
     return optax.GradientTransformation(init_fn, update_fn)
 
 
+@_hyperparams.none_is_default
 def tfjs_momentum(
     learning_rate: _hyperparams.LearningRate, momentum: float, use_nesterov: bool = False
 ) -> optax.GradientTransformation:

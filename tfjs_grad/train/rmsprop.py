@@ -51,6 +51,7 @@ def _tfjs_rmsprop(
     return optax.GradientTransformation(init_fn, update_fn)
 
 
+@_hyperparams.none_is_default
 def tfjs_rmsprop(
     learning_rate: _hyperparams.LearningRate,
     decay: float = 0.9,

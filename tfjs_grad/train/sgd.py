@@ -22,6 +22,7 @@ def _tfjs_sgd(learning_rate: Any) -> optax.GradientTransformation:
     return optax.GradientTransformation(init_fn, update_fn)
 
 
+@_hyperparams.none_is_default
 def tfjs_sgd(learning_rate: _hyperparams.LearningRate) -> optax.GradientTransformation:
     """tfjs's SGD update as an optax transformation (the rate in `state.hyperparams`)."""
     return _hyperparams.with_learning_rate_in_state(_tfjs_sgd, learning_rate)

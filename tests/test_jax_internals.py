@@ -132,3 +132,17 @@ def test_tidy_and_dispose_do_nothing_under_jit_through_the_fallback(public_only)
         return tf.tidy(lambda: x * 2)
 
     np.testing.assert_allclose(jax.jit(body)(jnp.ones(2)), [2.0, 2.0])
+
+
+def test_importing_tfjs_grad_starts_no_backend():
+    # A process that forks after `import tfjs_grad` (tests/scripts/io_crash_worker.py does)
+    # would hang if the import had started XLA's threads.
+    import subprocess
+    import sys
+
+    code = (
+        "import tfjs_grad\n"
+        "from jax._src import xla_bridge\n"
+        "assert not xla_bridge._backends, 'the import started a backend'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -46,7 +46,9 @@ _shared_of = operator.attrgetter("_shared")
 CONSTANT_WARNING_SIZE = 256
 
 # Argument types that can hold no Variable: calls with only these skip the pytree walk.
-_PLAIN = frozenset({type(jnp.zeros(())), np.ndarray, float, int, bool, type(None), str})
+# (JAX's array type joins on the first call: making an array at import would start the
+# backend, and a process that forks after importing tfjs_grad would hang.)
+_PLAIN = {np.ndarray, float, int, bool, type(None), str}
 
 
 class _Layout:
@@ -325,6 +327,7 @@ class Jitted:
         if tracing():
             return self._under_outer_transform(args, kwargs)
         if kwargs or not _PLAIN.issuperset(map(type, args)):
+            _PLAIN.update(type(a) for a in args if type(a).__name__ == "ArrayImpl")
             args, kwargs = _as_refs((args, kwargs))
         with _store.LOCK:
             while True:

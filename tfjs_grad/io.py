@@ -408,7 +408,8 @@ def save_weights(
         )
     _check_unique([v.name for v in variables], "Argument 'var_list'")
     target = Path(directory).absolute()
-    _check_replaceable(target)
+    if os.path.lexists(target) and (target.is_symlink() or not target.is_dir()):
+        raise ValueError(f"{target} exists and is not a directory")
 
     encoded = [_encode(v) for v in variables]
     data = memoryview(b"".join(chunk for _, chunk in encoded))
@@ -423,6 +424,7 @@ def save_weights(
     created = _make_folder(target)
     try:
         with _locked(target, exclusive=True) as folder_fd:
+            _check_replaceable(target)  # another saver's temporary files are gone by now
             _commit(target, folder_fd, shards, document.encode("utf-8"))
             _delete_ours(target, keep={MODEL_JSON, *shards})
     except BaseException:

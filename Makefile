@@ -14,7 +14,7 @@ lint: $(STAMP)
 	.venv/bin/pyright tfjs_grad
 
 test: $(STAMP) lint
-	$(PY) -m pytest -q -p no:cacheprovider --nbmake --doctest-modules tfjs_grad tests notebooks
+	$(PY) -m pytest -q -p no:cacheprovider -n auto --nbmake --doctest-modules tfjs_grad tests notebooks
 
 # What CI runs: `make test`, then the suite on the newest JAX (below).
 ci:

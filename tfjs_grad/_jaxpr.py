@@ -8,6 +8,7 @@ conditionals are taken conservatively (every output depends on every input).
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +18,10 @@ import numpy as np
 from jax.extend import core as jcore
 
 from ._jax_internals import RULE_PARAMS, custom_rule_functions
+
+# Newer JAX merged ClosedJaxpr into Jaxpr: a Jaxpr carries its constants' values, and
+# constvars given without them are read as leading invars.
+_CONSTS_ATTACHED = "consts" in inspect.signature(jcore.Jaxpr.__init__).parameters
 
 _CALL_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
 
@@ -95,7 +100,11 @@ def lift_float_literals(jaxpr: Any, consts: list[Any]) -> tuple[Any, list[Any]]:
         eqns.append(eqn.replace(invars=invars) if changed else eqn)
     if not lifted:
         return jaxpr, consts
-    return jaxpr.replace(constvars=[*jaxpr.constvars, *lifted], eqns=eqns), [*consts, *values]
+    new_consts = [*consts, *values]
+    constvars = [*jaxpr.constvars, *lifted]
+    if _CONSTS_ATTACHED:  # JAX >= 0.11: constvars without values become plain invars
+        return jaxpr.replace(constvars=constvars, eqns=eqns, consts=new_consts), new_consts
+    return jaxpr.replace(constvars=constvars, eqns=eqns), new_consts
 
 
 _CALLBACKS = frozenset({"debug_callback", "pure_callback", "io_callback"})

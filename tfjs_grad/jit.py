@@ -51,6 +51,10 @@ CONSTANT_WARNING_SIZE = 256
 _PLAIN = {np.ndarray, float, int, bool, type(None), str}
 
 
+def _is_concrete_array(x: Any) -> bool:
+    return isinstance(x, jax.Array) and not isinstance(x, Tracer)
+
+
 class _Layout:
     """The static description of one compiled program's state (a jax.jit static arg)."""
 
@@ -327,7 +331,7 @@ class Jitted:
         if tracing():
             return self._under_outer_transform(args, kwargs)
         if kwargs or not _PLAIN.issuperset(map(type, args)):
-            _PLAIN.update(type(a) for a in args if type(a).__name__ == "ArrayImpl")
+            _PLAIN.update(type(a) for a in args if _is_concrete_array(a))
             args, kwargs = _as_refs((args, kwargs))
         with _store.LOCK:
             while True:

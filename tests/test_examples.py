@@ -18,6 +18,7 @@ import random
 import sys
 from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
@@ -76,22 +77,23 @@ def test_polynomial_regression_core_trains_like_tfjs(monkeypatch, capsys):
         float(np.float32(v)) for v in ref["math_random"]
     ]
 
-    data, losses = [], []
+    real_generate_data, data, losses = index.generateData, [], []
+
+    def mean_squared_error():
+        return float(index.loss(index.predict(data[0].xs), data[0].ys))
 
     def generate_data(*args):
-        data.append(index.generateData.__wrapped__(*args))
-        losses.append(float(index.loss(index.predict(data[0].xs), data[0].ys)))
+        data.append(real_generate_data(*args))
+        losses.append(mean_squared_error())  # before training
         return data[0]
 
-    real_generate = index.generateData
-    generate_data.__wrapped__ = real_generate  # type: ignore[attr-defined]
-    monkeypatch.setattr(index, "generateData", generate_data)
     real_next_frame = tf.nextFrame
 
-    def next_frame():  # the loop yields here after every step
-        losses.append(float(index.loss(index.predict(data[0].xs), data[0].ys)))
+    def next_frame():  # the training loop awaits this after every step
+        losses.append(mean_squared_error())
         return real_next_frame()
 
+    monkeypatch.setattr(index, "generateData", generate_data)
     monkeypatch.setattr(tf, "nextFrame", next_frame)
     asyncio.run(index.learnCoefficients())
 
@@ -224,3 +226,83 @@ def test_mnist_core_step_under_tf_jit_with_the_batch_as_argument_trains_like_tfj
         traces.append(trainStep.trace_count)
     np.testing.assert_allclose(costs, ref["costs"], rtol=1e-3)
     assert traces == traces[:1] * len(traces)  # traced on the first call only
+
+
+@pytest.mark.filterwarnings("ignore:'PolicyNetwork.getGradientsAndSaveActions.<locals>.f' reads")
+def test_cart_pole_trains_like_tfjs(monkeypatch):
+    """REINFORCE on the cart-pole: the port reads each sampled action back as a number inside
+    the function given to tf.variableGrads; with tfjs's random states and sampled actions it
+    plays the same games and makes the same updates."""
+    ref = _fixture("cart_pole.json")
+    math_random = _Replay(ref["math_random"], "Math.random() numbers")
+    monkeypatch.setattr(random, "random", math_random)
+    steps = _Replay([s for r in ref["rounds"] for s in r["steps"]], "actions")
+    real_multinomial = tf.multinomial
+
+    def multinomial(logits, numSamples, seed=None, normalized=False):
+        sample = real_multinomial(logits, numSamples, seed, normalized)
+        if isinstance(sample, jax.core.Tracer):  # a trace whose values are never read
+            return sample
+        step = steps()
+        assert (numSamples, seed, normalized) == (1, None, True)
+        return tf.tensor2d([[step["action"]]], [1, 1], "int32")
+
+    monkeypatch.setattr(tf, "multinomial", multinomial)
+    initial = iter(ref["init"][::2])  # the kernels; the biases start at zero
+
+    def random_uniform(shape, minval=0, maxval=1, *rest):
+        kernel = next(initial)
+        limit = np.sqrt(6 / sum(shape))
+        assert (list(shape), minval, maxval, rest) == (kernel["shape"], -limit, limit, ())
+        assert np.all(np.abs(kernel["values"]) <= limit)
+        return tf.tensor(kernel["values"], kernel["shape"])
+
+    monkeypatch.setattr(tf, "randomUniform", random_uniform)
+    index = _fresh("examples.cart_pole.index")
+    cart_pole = _fresh("examples.cart_pole.cart_pole")
+    states, left_probs = [], []
+    real_state_tensor = cart_pole.CartPole.getStateTensor
+
+    def get_state_tensor(self):
+        states.append([self.x, self.xDot, self.theta, self.thetaDot])
+        state = real_state_tensor(self)
+        left_probs.append(float(tf.sigmoid(policyNet.policyNet.predict(state))[0, 0]))
+        return state
+
+    monkeypatch.setattr(cart_pole.CartPole, "getStateTensor", get_state_tensor)
+    policyNet = index.PolicyNetwork(ref["hidden_layer_sizes"])
+    weights = policyNet.policyNet.weights
+    for var, expected in zip(weights, ref["init"], strict=True):
+        np.testing.assert_array_equal(var.value, np.reshape(expected["values"], expected["shape"]))
+    cartPole = cart_pole.CartPole()
+    optimizer = tf.train.adam(ref["learning_rate"])
+    applied = []  # copies: the port's tidy frees the gradients it applied
+    real_apply = optimizer.applyGradients
+
+    def apply_gradients(grads):
+        applied.append({name: np.array(g) for name, g in grads.items()})
+        return real_apply(grads)
+
+    monkeypatch.setattr(optimizer, "applyGradients", apply_gradients)
+
+    for expected in ref["rounds"]:
+        played = len(states)
+        gameSteps = asyncio.run(policyNet.train(
+            cartPole, optimizer, ref["discount_rate"], ref["num_games"],
+            ref["max_steps_per_game"]))
+        assert gameSteps == expected["game_steps"]
+        np.testing.assert_allclose(
+            states[played:], [s["state"] for s in expected["steps"]], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(
+            left_probs[played:], [s["left_prob"] for s in expected["steps"]], rtol=1e-5)
+        grads = applied[-1]
+        assert list(grads) == [v.name for v in weights]
+        for var, want in zip(weights, expected["gradients"], strict=True):
+            np.testing.assert_allclose(grads[var.name], np.reshape(want["values"], want["shape"]),
+                                       rtol=1e-4, atol=1e-6, err_msg=var.name)
+        for var, want in zip(weights, expected["weights"], strict=True):
+            np.testing.assert_allclose(var.value, np.reshape(want["values"], want["shape"]),
+                                       rtol=1e-5, atol=1e-6, err_msg=var.name)
+    assert (math_random.left, steps.left) == (0, 0)
+    lengths = [n for r in ref["rounds"] for n in r["game_steps"]]
+    assert max(lengths) == ref["max_steps_per_game"] > min(lengths)  # games capped and lost

@@ -124,7 +124,7 @@ def _mnist_core(monkeypatch, ref: dict):
         return np.array(values, np.uint32)
 
     stddevs = {"conv1": 0.1, "conv2": 0.1, "fc": 1 / 28}
-    weights = _Replay(stddevs, "randomNormal tensors")
+    weights = _Replay(list(stddevs), "randomNormal tensors")
 
     def random_normal(shape, mean=0, stddev=1, *rest):
         name = weights()
@@ -160,7 +160,7 @@ def test_mnist_core_trains_like_tfjs(monkeypatch, capsys):
 
     asyncio.run(index.mnist())
 
-    assert [i for i, _ in costs] == list(range(10))
+    assert [i for i, _ in costs] == list(range(ref["train_steps"]))
     np.testing.assert_allclose([c for _, c in costs], ref["costs"], rtol=1e-3)
     [(predictions, labels)] = shown
     assert labels == ref["test_labels"] and len(labels) == ref["test_examples"]
@@ -168,7 +168,8 @@ def test_mnist_core_trains_like_tfjs(monkeypatch, capsys):
     for name, var in _mnist_weights(model).items():
         final = _float32(ref["final"][name], ref["shapes"][name])
         np.testing.assert_allclose(var.value, final, rtol=1e-3, atol=1e-5, err_msg=name)
-    assert index.data.shuffledTrainIndex == 10 * 64 % ref["num_train"]
+    fetched = ref["train_steps"] * ref["batch_size"]
+    assert index.data.shuffledTrainIndex == fetched % ref["num_train"]
 
 
 def test_mnist_core_step_under_tf_jit_warns_and_reuses_its_batch(monkeypatch):

@@ -7,7 +7,7 @@ The original downloads MNIST as a PNG sprite and decodes it in a canvas; this po
 same pixels as raw bytes (`MNIST_IMAGES_SPRITE_PATH`: one byte per pixel, 784 per image;
 `MNIST_LABELS_PATH`: ten one-hot bytes per image). By default these are the 300 synthetic
 images with MNIST's shapes that tests/reference/gen_mnist_core.js writes; MNIST converted to
-the same two files trains the same way (set `NUM_DATASET_ELEMENTS` to 65000).
+the same two files trains the same way, with `NUM_DATASET_ELEMENTS` edited to 65000.
 """
 
 import math

@@ -1,0 +1,1 @@
+"""tfjs-examples programs ported to tfjs_grad with their structure intact (see README.md)."""

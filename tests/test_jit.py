@@ -250,8 +250,11 @@ def test_a_batch_fetched_inside_the_step_warns_once_and_arguments_do_not():
         xs = jnp.asarray(next(batches))  # mnist-core fetches its batch inside the step
         return opt.minimize(lambda: jnp.mean((xs @ w) ** 2), True)
 
-    with pytest.warns(UserWarning, match=r"\(64, 784\) float32 array .* Pass it as an argument"):
+    message = r"\(64, 784\) float32 array .* Pass it as an argument"
+    with pytest.warns(UserWarning, match=message) as caught:
         step()
+    # it points at the user's step, not at JAX's tracing machinery
+    assert (caught[0].filename, caught[0].lineno) == (__file__, step._fn.__code__.co_firstlineno)
     step()  # once per function
 
     @tf.jit

@@ -131,6 +131,19 @@ class _MustNotDonate(Exception):
     """The traced program has host callbacks: run it without donation."""
 
 
+def _warn_at(fn: Callable[..., Any], message: str) -> None:
+    """Warn at `fn`'s definition: raised while JAX traces it, the stack holds JAX's frames."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        warnings.warn(message, UserWarning, stacklevel=3)
+        return
+    module = getattr(fn, "__module__", None) or "tfjs_grad"
+    registry = getattr(fn, "__globals__", {}).setdefault("__warningregistry__", {})
+    warnings.warn_explicit(
+        message, UserWarning, code.co_filename, code.co_firstlineno, module, registry
+    )
+
+
 def _debug_checks() -> bool:
     return bool(jax.debug_nans.value or jax.debug_infs.value)
 
@@ -253,14 +266,14 @@ class Jitted:
         for const in consts:
             if not isinstance(const, Tracer) and np.size(const) >= CONSTANT_WARNING_SIZE:
                 self._warned = True
-                warnings.warn(
+                _warn_at(
+                    self._fn,
                     f"tf.{self._api} step '{getattr(self._fn, '__qualname__', 'fn')}' reads a "
                     f"{np.shape(const)} {np.result_type(const)} array that is neither a "
                     "Variable nor an argument (e.g. a batch fetched inside the step): it is "
                     "baked into the compiled program, and every later call reuses the value "
                     "it had on the first call. Pass it as an argument; if it is meant to be "
                     f"a constant, use tf.{self._api}(fn, allow_constants=True).",
-                    stacklevel=4,
                 )
                 return
 

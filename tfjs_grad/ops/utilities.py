@@ -115,7 +115,9 @@ class TensorBuffer:
         >>> tf.buffer([2], "int32", [1, 2]).to_tensor()
         Array([1, 2], dtype=int32)
         """
-        return track(jnp.asarray(self.values.reshape(self.shape)))
+        # A copy first: on CPU some JAX versions (0.10.0) alias a numpy array's memory,
+        # and the buffer's later set() calls would show through.
+        return track(jnp.asarray(self.values.reshape(self.shape).copy()))
 
     toTensor = to_tensor
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -59,6 +59,12 @@ def broadcast(*shapes: Sequence[int]) -> tuple[int, ...]:
             )
         result = tuple(y if x == 1 else x for x, y in zip(a, b))
     return result
+
+
+def elementwise(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """`fn(a, b)` after checking that the shapes broadcast, with tfjs's message if not."""
+    broadcast(a.shape, b.shape)
+    return fn(a, b)
 
 
 def pair(value: int | Sequence[int]) -> tuple[int, int]:

@@ -6,8 +6,6 @@ is a float32 tensor), then broadcast numpy-style.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import jax
 import jax.numpy as jnp
 
@@ -38,11 +36,6 @@ __all__ = [
 ]
 
 
-def _elementwise(fn: Callable[..., jax.Array], a: jax.Array, b: jax.Array) -> jax.Array:
-    _checks.broadcast(a.shape, b.shape)
-    return fn(a, b)
-
-
 @op("add", a=PROMOTED, b=PROMOTED)
 def add(a: ArrayLike, b: ArrayLike) -> jax.Array:
     """a + b, broadcast, like `tf.add`. A Python number is float32, so int32 + 1 is float32.
@@ -51,7 +44,7 @@ def add(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.add(tf.tensor1d([1, 2], "int32"), 1)
     Array([2., 3.], dtype=float32)
     """
-    return _elementwise(jnp.add, a, b)
+    return _checks.elementwise(jnp.add, a, b)
 
 
 @op("sub", a=PROMOTED, b=PROMOTED)
@@ -62,7 +55,7 @@ def sub(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.sub(1, tf.tensor1d([0, 1], "int32"))
     Array([1., 0.], dtype=float32)
     """
-    return _elementwise(jnp.subtract, a, b)
+    return _checks.elementwise(jnp.subtract, a, b)
 
 
 @op("mul", a=PROMOTED, b=PROMOTED)
@@ -74,7 +67,7 @@ def mul(a: ArrayLike, b: ArrayLike) -> jax.Array:
     Array([[ 10., 200.],
            [ 30., 400.]], dtype=float32)
     """
-    return _elementwise(jnp.multiply, a, b)
+    return _checks.elementwise(jnp.multiply, a, b)
 
 
 @op("div", a=PROMOTED, b=PROMOTED)
@@ -86,8 +79,8 @@ def div(a: ArrayLike, b: ArrayLike) -> jax.Array:
     Array([ 3, -4], dtype=int32)
     """
     if jnp.issubdtype(a.dtype, jnp.integer):
-        return _elementwise(jnp.floor_divide, a, b)
-    return _elementwise(jnp.true_divide, a, b)
+        return _checks.elementwise(jnp.floor_divide, a, b)
+    return _checks.elementwise(jnp.true_divide, a, b)
 
 
 @op("maximum", a=PROMOTED, b=PROMOTED)
@@ -98,7 +91,7 @@ def maximum(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.maximum([1, 5], [3, 2])
     Array([3., 5.], dtype=float32)
     """
-    return _elementwise(jnp.maximum, a, b)
+    return _checks.elementwise(jnp.maximum, a, b)
 
 
 @op("minimum", a=PROMOTED, b=PROMOTED)
@@ -109,7 +102,7 @@ def minimum(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.minimum([1, 5], [3, 2])
     Array([1., 2.], dtype=float32)
     """
-    return _elementwise(jnp.minimum, a, b)
+    return _checks.elementwise(jnp.minimum, a, b)
 
 
 @op("pow", base=PROMOTED, exp=PROMOTED)
@@ -120,7 +113,7 @@ def pow_(base: ArrayLike, exp: ArrayLike) -> jax.Array:
     >>> tf.pow(tf.tensor1d([2, 3]), tf.scalar(2, "int32"))
     Array([4., 9.], dtype=float32)
     """
-    return _elementwise(jnp.power, base, exp)
+    return _checks.elementwise(jnp.power, base, exp)
 
 
 @op("squaredDifference", a=PROMOTED, b=PROMOTED)
@@ -131,7 +124,7 @@ def squared_difference(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.squared_difference([1, 4], 2)
     Array([1., 4.], dtype=float32)
     """
-    return _elementwise(lambda x, y: jnp.square(x - y), a, b)
+    return _checks.elementwise(lambda x, y: jnp.square(x - y), a, b)
 
 
 @op("square", x=NUMERIC)

@@ -6,8 +6,6 @@ and return bool; logical ops take bool tensors (lists are parsed as bool).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import jax
 import jax.numpy as jnp
 
@@ -34,11 +32,6 @@ __all__ = [
 ]
 
 
-def _elementwise(fn: Callable[..., jax.Array], a: jax.Array, b: jax.Array) -> jax.Array:
-    _checks.broadcast(a.shape, b.shape)
-    return fn(a, b)
-
-
 @op("equal", a=PROMOTED, b=PROMOTED)
 def equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
     """a == b elementwise, broadcast, like `tf.equal`.
@@ -47,7 +40,7 @@ def equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.equal(tf.tensor1d([1, 2], "int32"), [1, 2.5])
     Array([ True, False], dtype=bool)
     """
-    return _elementwise(jnp.equal, a, b)
+    return _checks.elementwise(jnp.equal, a, b)
 
 
 @op("notEqual", a=PROMOTED, b=PROMOTED)
@@ -58,7 +51,7 @@ def not_equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.not_equal([1, 2], 2)
     Array([ True, False], dtype=bool)
     """
-    return _elementwise(jnp.not_equal, a, b)
+    return _checks.elementwise(jnp.not_equal, a, b)
 
 
 @op("greater", a=PROMOTED, b=PROMOTED)
@@ -69,7 +62,7 @@ def greater(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.greater([1, 2], 1)
     Array([False,  True], dtype=bool)
     """
-    return _elementwise(jnp.greater, a, b)
+    return _checks.elementwise(jnp.greater, a, b)
 
 
 @op("greaterEqual", a=PROMOTED, b=PROMOTED)
@@ -80,7 +73,7 @@ def greater_equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.greater_equal([1, 2], 2)
     Array([False,  True], dtype=bool)
     """
-    return _elementwise(jnp.greater_equal, a, b)
+    return _checks.elementwise(jnp.greater_equal, a, b)
 
 
 @op("less", a=PROMOTED, b=PROMOTED)
@@ -91,7 +84,7 @@ def less(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.less([1, 2], 2)
     Array([ True, False], dtype=bool)
     """
-    return _elementwise(jnp.less, a, b)
+    return _checks.elementwise(jnp.less, a, b)
 
 
 @op("lessEqual", a=PROMOTED, b=PROMOTED)
@@ -102,7 +95,7 @@ def less_equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.less_equal([1, 2], 1)
     Array([ True, False], dtype=bool)
     """
-    return _elementwise(jnp.less_equal, a, b)
+    return _checks.elementwise(jnp.less_equal, a, b)
 
 
 @op("where", a=PROMOTED, b=PROMOTED, condition=BOOL)
@@ -125,7 +118,7 @@ def logical_and(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.logical_and([1, 0], [True, True])
     Array([ True, False], dtype=bool)
     """
-    return _elementwise(jnp.logical_and, a, b)
+    return _checks.elementwise(jnp.logical_and, a, b)
 
 
 @op("logicalOr", a=BOOL, b=BOOL)
@@ -136,7 +129,7 @@ def logical_or(a: ArrayLike, b: ArrayLike) -> jax.Array:
     >>> tf.logical_or([1, 0], [False, False])
     Array([ True, False], dtype=bool)
     """
-    return _elementwise(jnp.logical_or, a, b)
+    return _checks.elementwise(jnp.logical_or, a, b)
 
 
 @op("logicalNot", x=BOOL)

@@ -29,6 +29,7 @@
 const fs = require('fs');
 const path = require('path');
 const tf = require(path.join(__dirname, 'node_modules', '@tensorflow', 'tfjs'));
+const {mulberry32} = require('./mulberry32');
 
 const OUT = path.join(__dirname, 'cart_pole.json');
 const SEED = 4;
@@ -41,14 +42,6 @@ const setup = {
   iterations: 2,
 };
 
-function mulberry32(state) {
-  return () => {
-    state = (state + 0x6D2B79F5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 // tf.multinomial seeds itself from Math.random: a seeded stream makes the whole run repeatable.
 Math.random = mulberry32(SEED);
 const weightDraw = mulberry32(SEED + 1);

@@ -29,6 +29,7 @@
 const fs = require('fs');
 const path = require('path');
 const tf = require(path.join(__dirname, 'node_modules', '@tensorflow', 'tfjs'));
+const {mulberry32} = require('./mulberry32');
 
 const DIR = path.join(__dirname, 'mnist_core');
 const SEED = 28;
@@ -41,14 +42,6 @@ const LEARNING_RATE = 0.1;
 const TRAIN_STEPS = 10;
 const TEST_EXAMPLES = 50;
 
-function mulberry32(state) {
-  return () => {
-    state = (state + 0x6D2B79F5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const uniform = mulberry32(SEED);
 // tf.util.createShuffledIndices draws from Math.random: make it a recorded, seeded stream.
 Math.random = mulberry32(SEED + 1);

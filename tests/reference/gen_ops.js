@@ -32,6 +32,7 @@
 const fs = require('fs');
 const path = require('path');
 const tf = require('@tensorflow/tfjs');
+const {mulberry32} = require('./mulberry32');
 
 const OUT = path.join(__dirname, 'ops.json');
 
@@ -97,14 +98,6 @@ function call(op, args) {
 // Inputs: readable values from a fixed generator, away from the kinks the ops have at 0 and
 // free of ties (a tie or a kink is where tfjs's and JAX's gradient conventions differ).
 
-function mulberry32(seed) {
-  return function () {
-    seed |= 0; seed = (seed + 0x6D2B79F5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = mulberry32(20240416);
 
 // Distinct values in [lo, hi), rounded to 3 decimals, at least 0.05 away from 0.

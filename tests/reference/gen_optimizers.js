@@ -12,6 +12,7 @@
 const fs = require('fs');
 const path = require('path');
 const tf = require(path.join(__dirname, 'node_modules', '@tensorflow', 'tfjs'));
+const {mulberry32} = require('./mulberry32');
 
 const OUT = path.join(__dirname, 'optimizers.json');
 const SEED = 20240607;
@@ -21,14 +22,6 @@ const VAR_SHAPES = {w1: [D_IN, D_H], b1: [D_H], w2: [D_H, D_OUT], b2: [D_OUT]};
 
 // ------------------------------------------------------------------------------------------------
 // Deterministic data (mulberry32), rounded to float32.
-function mulberry32(a) {
-  return function() {
-    a |= 0; a = (a + 0x6D2B79F5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = mulberry32(SEED);
 // uniform in [-scale, scale), rounded to float32
 function uniformMatrix(rows, cols, scale) {

@@ -24,18 +24,10 @@
 const fs = require('fs');
 const path = require('path');
 const tf = require(path.join(__dirname, 'node_modules', '@tensorflow', 'tfjs'));
+const {mulberry32} = require('./mulberry32');
 
 const OUT = path.join(__dirname, 'polynomial.json');
 const SEED = 16;
-
-function mulberry32(state) {
-  return () => {
-    state = (state + 0x6D2B79F5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const setup = {
   true_coefficients: {a: -0.8, b: -0.2, c: 0.9, d: 0.5},

@@ -37,20 +37,13 @@ const fs = require('fs');
 const path = require('path');
 const {resolveObjectURL} = require('buffer');
 const tf = require('@tensorflow/tfjs');
+const {mulberry32} = require('./mulberry32');
 
 const OUT = path.join(__dirname, 'weights');
 
 // ------------------------------------------------------------------------------------------------
 // Helpers
 
-function mulberry32(a) {
-  return function() {
-    a |= 0; a = (a + 0x6D2B79F5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = mulberry32(20240609);
 const uniform = (n, scale) => Array.from({length: n}, () => Math.fround((rand() * 2 - 1) * scale));
 

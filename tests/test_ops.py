@@ -7,92 +7,33 @@ wrong), the gradient is checked against central finite differences in float64 in
 
 import asyncio
 import inspect
-import json
-import re
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from op_fixtures import (
+    assert_matches,
+    check_error,
+    check_gradient,
+    check_gradient_by_finite_differences,
+    check_value,
+    decode,
+    each,
+    load,
+    resolve,
+)
+from op_fixtures import call as _call
+from op_fixtures import (
+    snake as snake_name,
+)
 
 import tfjs_grad as tf
 
-_REFERENCE = json.loads((Path(__file__).parent / "reference" / "ops.json").read_text())
+_REFERENCE = load("ops.json")
 _OPS = [entry["name"] for entry in _REFERENCE["ops"]]
-_RTOL, _ATOL = 1e-5, 1e-6
-_GRAD_RTOL, _GRAD_ATOL = 1e-4, 1e-5
-
-
-def _snake(name):
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-
-
-def resolve(name):
-    """The tfjs_grad function for a tfjs name ('util.shuffle' lives in tf.util)."""
-    module, _, attr = name.rpartition(".")
-    return getattr(tf.util if module == "util" else tf, attr)
-
-
-def decode(arg):
-    """A fixture argument as the Python value a port would pass (JS undefined -> None)."""
-    kind = arg["t"]
-    if kind == "tensor":
-        values = [v if arg["dtype"] == "bool" else float(v) for v in arg["values"]]
-        return jnp.asarray(np.asarray(values, dtype=arg["dtype"]).reshape(arg["shape"]))
-    if kind == "number":
-        v = arg["v"]
-        return float(v) if isinstance(v, str) else v
-    if kind in ("bool", "string"):
-        return arg["v"]
-    if kind in ("null", "undefined"):
-        return None
-    if kind == "array":
-        return [decode(item) for item in arg["items"]]
-    if kind == "typed":
-        return np.asarray(arg["values"], dtype=arg["dtype"])
-    if kind == "object":
-        return {k: decode(v) for k, v in arg["fields"].items()}
-    raise AssertionError(f"unknown argument kind {kind}")
-
-
-def expected_array(enc):
-    values = [v if enc["dtype"] == "bool" else float(v) for v in enc["values"]]
-    return np.asarray(values, dtype=enc["dtype"]).reshape(enc["shape"])
-
-
-def assert_matches(out, enc, rtol=_RTOL, atol=_ATOL):
-    """out equals the encoded tfjs result: dtype, shape and values."""
-    if enc["t"] == "array":
-        assert isinstance(out, list) and len(out) == len(enc["items"])
-        for o, e in zip(out, enc["items"]):
-            assert_matches(o, e, rtol, atol)
-        return
-    if enc["t"] == "object":
-        assert isinstance(out, tuple) and out._fields == tuple(enc["fields"])
-        for field, e in enc["fields"].items():
-            assert_matches(getattr(out, field), e, rtol, atol)
-        return
-    assert isinstance(out, jax.Array), type(out)
-    expected = expected_array(enc)
-    assert out.dtype == expected.dtype, f"dtype {out.dtype}, tfjs {expected.dtype}"
-    assert out.shape == expected.shape, f"shape {out.shape}, tfjs {expected.shape}"
-    if expected.dtype == np.float32:
-        np.testing.assert_allclose(out, expected, rtol=rtol, atol=atol)
-    else:
-        np.testing.assert_array_equal(out, expected)
-
-
-def _each(check, cases):
-    """Runs check on every case; reports all failing cases at once, by name."""
-    assert cases
-    failures = []
-    for case in cases:
-        try:
-            check(case)
-        except Exception as e:  # collected, then reported together below
-            failures.append(f"{case['name']}: {type(e).__name__}: {e}")
-    assert not failures, "\n".join(failures)
+_RTOL = 1e-5
+_each = each
 
 
 def _of(section, op):
@@ -135,7 +76,7 @@ def test_every_op_exists_with_its_snake_case_alias(name):
     fn = resolve(name)
     assert callable(fn)
     module, _, attr = name.rpartition(".")
-    snake = _snake(attr)
+    snake = snake_name(attr)
     owner = tf.util if module == "util" else tf
     assert getattr(owner, snake) is fn
     assert fn.__doc__ and ">>>" in fn.__doc__  # a runnable example (run by make test)
@@ -162,111 +103,33 @@ def test_every_op_is_replayed_from_the_fixture():
 # Values, dtypes, shapes
 
 
-def _call(case):
-    return resolve(case["op"])(*(decode(a) for a in case["args"]))
-
-
-def _check_value(case):
-    assert_matches(_call(case), case["expected"])
-
-
 @pytest.mark.parametrize("op", _ops_with("cases"))
 def test_values_dtypes_and_shapes_match_tfjs(op):
-    _each(_check_value, _of("cases", op))
+    _each(check_value, _of("cases", op))
 
 
 # ------------------------------------------------------------------------------------------------
 # Gradients
 
 
-def _leaves(out):
-    if isinstance(out, jax.Array):
-        return [out]
-    return [leaf for item in out for leaf in _leaves(item)]
-
-
-def _weighted_sum_fn(case, weights):
-    """f(*floats) = sum_k sum(leaf_k * weights[k]) over the float leaves of op(args)."""
-    args = [decode(a) for a in case["args"]]
-    paths = case["grads"]["wrt"] if case["grads"] else _float_paths(args)
-
-    def f(*xs):
-        full = [list(a) if isinstance(a, list) else a for a in args]
-        for path, x in zip(paths, xs):
-            if len(path) == 1:
-                full[path[0]] = x
-            else:
-                full[path[0]][path[1]] = x
-        out = _leaves(resolve(case["op"])(*full))
-        floats = [leaf for leaf in out if jnp.issubdtype(leaf.dtype, jnp.floating)]
-        return sum(jnp.sum(leaf * w) for leaf, w in zip(floats, weights))
-
-    xs = [args[p[0]] if len(p) == 1 else args[p[0]][p[1]] for p in paths]
-    return f, xs
-
-
-def _float_paths(args):
-    paths = []
-    for i, a in enumerate(args):
-        if isinstance(a, jax.Array) and a.dtype == jnp.float32:
-            paths.append([i])
-        elif isinstance(a, list):
-            paths += [[i, j] for j, b in enumerate(a) if isinstance(b, jax.Array)]
-    return paths
-
-
-def _check_gradient(case):
-    weights = [jnp.asarray(expected_array(w)) for w in case["grads"]["weights"]]
-    f, xs = _weighted_sum_fn(case, weights)
-    # one compiled program per case: far cheaper than differentiating op by op
-    grads = jax.jit(jax.grad(f, argnums=tuple(range(len(xs)))))(*xs)
-    for grad, enc in zip(grads, case["grads"]["expected"]):
-        assert_matches(grad, enc, _GRAD_RTOL, _GRAD_ATOL)
-
-
 @pytest.mark.parametrize("op", _ops_with("cases", lambda c: c["grads"] is not None))
 def test_gradients_match_tfjs(op):
-    _each(_check_gradient, [c for c in _of("cases", op) if c["grads"]])
-
-
-def _check_gradient_by_finite_differences(case):
-    """<grad f, v> against a central difference along a random direction v, in float64."""
-    rng = np.random.default_rng(0)
-    with jax.enable_x64(True):
-        outputs = _leaves(_call(case))
-        weights = [jnp.asarray(rng.uniform(0.5, 2.0, leaf.shape)) for leaf in outputs]
-        f, xs = _weighted_sum_fn(case, weights)
-        xs = [jnp.asarray(x, jnp.float64) for x in xs]
-        vs = [jnp.asarray(rng.standard_normal(x.shape)) for x in xs]
-        grads = jax.jit(jax.grad(f, argnums=tuple(range(len(xs)))))(*xs)
-        analytic = sum(float(jnp.vdot(g, v)) for g, v in zip(grads, vs))
-        eps = 1e-6
-        along = jax.jit(lambda t: f(*(x + t * v for x, v in zip(xs, vs))))
-        numeric = float(along(eps) - along(-eps)) / (2 * eps)
-    assert analytic == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+    _each(check_gradient, [c for c in _of("cases", op) if c["grads"]])
 
 
 def test_gradients_tfjs_cannot_give_are_true_derivatives():
     cases = [c for c in _REFERENCE["cases"] if "grads_note" in c]
     assert {c["op"] for c in cases} >= {"squaredDifference", "matMul", "conv2d", "avgPool"}
-    _each(_check_gradient_by_finite_differences, cases)
+    _each(check_gradient_by_finite_differences, cases)
 
 
 # ------------------------------------------------------------------------------------------------
 # Errors
 
 
-def _check_error(case):
-    error = {"TypeError": TypeError, "ValueError": ValueError}[case["error"]]
-    with pytest.raises(error) as info:
-        _call(case)
-    # Python's type name where tfjs prints the JS one: a JS object literal is a Python dict
-    assert str(info.value) == case["message"].replace("but got 'Object'", "but got 'dict'")
-
-
 @pytest.mark.parametrize("op", _ops_with("errors"))
 def test_errors_match_tfjs(op):
-    _each(_check_error, _of("errors", op))
+    _each(check_error, _of("errors", op))
 
 
 _RANDOM = {"randomUniform", "randomNormal", "truncatedNormal", "multinomial"}

@@ -10,7 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from test_ops import _REFERENCE, assert_matches, decode, expected_array, resolve
+from op_fixtures import assert_matches, decode, expected_array, resolve
+from test_ops import _REFERENCE
 
 import tfjs_grad as tf
 

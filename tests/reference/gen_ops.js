@@ -29,10 +29,8 @@
 // Non-finite numbers are written as the strings "NaN", "Infinity", "-Infinity".
 'use strict';
 
-const fs = require('fs');
 const path = require('path');
-const tf = require('@tensorflow/tfjs');
-const {mulberry32} = require('./mulberry32');
+const {tf, num, encode, encodeTensor, Recorder, inputs, writeFixture} = require('./opcases');
 
 const OUT = path.join(__dirname, 'ops.json');
 
@@ -54,138 +52,15 @@ const GROUPS = {
               'util.shuffle'],
 };
 
-// ------------------------------------------------------------------------------------------------
-// Encoding
+// Inputs: readable values from a fixed generator (see opcases.js).
+const {R, T, I, B} = inputs(20240416);
 
-function num(x) {
-  return Number.isFinite(x) ? x : String(x);
-}
-
-function encodeTensor(t) {
-  const values = Array.from(t.dataSync(), (v) => (t.dtype === 'bool' ? v !== 0 : num(v)));
-  return {t: 'tensor', dtype: t.dtype, shape: t.shape, values};
-}
-
-const TYPED = [[Float32Array, 'float32'], [Int32Array, 'int32'], [Uint8Array, 'uint8'],
-               [Uint32Array, 'uint32']];
-
-function encode(value) {
-  if (value === undefined) return {t: 'undefined'};
-  if (value === null) return {t: 'null'};
-  if (value instanceof tf.Tensor) return encodeTensor(value);
-  if (typeof value === 'number') return {t: 'number', v: num(value)};
-  if (typeof value === 'boolean') return {t: 'bool', v: value};
-  if (typeof value === 'string') return {t: 'string', v: value};
-  if (Array.isArray(value)) return {t: 'array', items: value.map(encode)};
-  for (const [cls, dtype] of TYPED) {
-    if (value instanceof cls) return {t: 'typed', dtype, values: Array.from(value, num)};
-  }
-  if (typeof value === 'object') {
-    return {t: 'object', fields: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encode(v)]))};
-  }
-  throw new Error(`cannot encode ${value}`);
-}
-
-function resolve(op) {
-  return op.startsWith('util.') ? tf.util[op.slice(5)] : tf[op];
-}
-
-function call(op, args) {
-  return resolve(op)(...args);
-}
-
-// ------------------------------------------------------------------------------------------------
-// Inputs: readable values from a fixed generator, away from the kinks the ops have at 0 and
-// free of ties (a tie or a kink is where tfjs's and JAX's gradient conventions differ).
-
-const rand = mulberry32(20240416);
-
-// Distinct values in [lo, hi), rounded to 3 decimals, at least 0.05 away from 0.
-function R(shape, lo = -2, hi = 2) {
-  const size = shape.reduce((a, b) => a * b, 1);
-  const seen = new Set();
-  const values = [];
-  while (values.length < size) {
-    const v = Math.round((lo + (hi - lo) * rand()) * 1000) / 1000;
-    if (Math.abs(v) < 0.05 || seen.has(v)) continue;
-    seen.add(v);
-    values.push(v);
-  }
-  return tf.tensor(values, shape, 'float32');
-}
-const T = (values, shape, dtype = 'float32') => tf.tensor(values, shape, dtype);
-const I = (values, shape) => tf.tensor(values, shape, 'int32');
-const B = (values, shape) => tf.tensor(values, shape, 'bool');
-
-// ------------------------------------------------------------------------------------------------
-// Value cases and their gradients
-
-function floatPaths(args) {
-  const paths = [];
-  args.forEach((a, i) => {
-    if (a instanceof tf.Tensor && a.dtype === 'float32') paths.push([i]);
-    if (Array.isArray(a)) {
-      a.forEach((b, j) => {
-        if (b instanceof tf.Tensor && b.dtype === 'float32') paths.push([i, j]);
-      });
-    }
-  });
-  return paths;
-}
-
-function leaves(out) {
-  if (out instanceof tf.Tensor) return [out];
-  if (Array.isArray(out)) return out.flatMap(leaves);
-  if (out && typeof out === 'object') return Object.values(out).flatMap(leaves);
-  return [];
-}
-
-function substitute(args, paths, xs) {
-  const copy = args.map((a) => (Array.isArray(a) ? a.slice() : a));
-  paths.forEach((p, k) => {
-    if (p.length === 1) copy[p[0]] = xs[k];
-    else copy[p[0]][p[1]] = xs[k];
-  });
-  return copy;
-}
-
-function weightsFor(out) {
-  let offset = 0;
-  return leaves(out).filter((t) => t.dtype === 'float32').map((t) => {
-    const size = t.size;
-    const values = Array.from({length: size}, (_, i) => 0.5 + ((i + offset) % 7) * 0.25);
-    offset += size;
-    return tf.tensor(values, t.shape, 'float32');
-  });
-}
-
-const cases = [];
-// grad: false where tfjs's gradient is known to be wrong (OPS.md); a gradient tfjs cannot
-// compute is recorded as such. Either way `grads_note` says why there is no reference gradient,
-// and the Python test checks those against finite differences instead.
-function val(op, name, args, {grad = true} = {}) {
-  const out = call(op, args);
-  const entry = {name: `${op}/${name}`, op, args: args.map(encode), expected: encode(out), grads: null};
-  const paths = floatPaths(args);
-  const weights = weightsFor(out);
-  if (paths.length && weights.length) {
-    if (!grad) {
-      entry.grads_note = "tfjs's gradient differs from the derivative here";
-    } else {
-      const f = (...xs) => {
-        const floats = leaves(call(op, substitute(args, paths, xs))).filter((t) => t.dtype === 'float32');
-        return floats.map((t, k) => tf.sum(tf.mul(t, weights[k]))).reduce((a, b) => tf.add(a, b));
-      };
-      try {
-        const grads = tf.grads(f)(paths.map((p) => (p.length === 1 ? args[p[0]] : args[p[0]][p[1]])));
-        entry.grads = {wrt: paths, weights: weights.map(encodeTensor), expected: grads.map(encodeTensor)};
-      } catch (e) {
-        entry.grads_note = `tfjs throws: ${e.message}`;
-      }
-    }
-  }
-  cases.push(entry);
-}
+const recorder = new Recorder({moments: false});
+const {cases, errors, random, divergences} = recorder;
+const val = recorder.val.bind(recorder);
+const err = recorder.err.bind(recorder);
+const rnd = recorder.rnd.bind(recorder);
+const diverge = recorder.diverge.bind(recorder);
 
 // -- creation
 val('tensor', 'flat_with_shape', [[1, 2, 3, 4], [2, 2]]);
@@ -442,17 +317,6 @@ val('cast', 'float_to_float', [R([3]), 'float32']);
 // Errors (the Python type each should raise is OPS.md's: TypeError for a wrong argument type or
 // dtype, ValueError for a wrong shape or value)
 
-const errors = [];
-function err(op, name, args, error) {
-  let message = null;
-  try {
-    call(op, args);
-  } catch (e) {
-    message = e.message;
-  }
-  if (message === null) throw new Error(`${op}/${name}: expected tfjs to throw`);
-  errors.push({name: `${op}/${name}`, op, args: args.map(encode), error, message});
-}
 
 const V = 'ValueError';
 const TE = 'TypeError';
@@ -581,13 +445,6 @@ err('buffer', 'negative_dim', [[-1]], V);
 // ------------------------------------------------------------------------------------------------
 // Random ops: dtype, shape and the range of what tfjs draws (the numbers themselves are JAX's)
 
-const random = [];
-function rnd(op, name, args) {
-  const out = call(op, args);
-  const values = Array.from(out.dataSync());
-  random.push({name: `${op}/${name}`, op, args: args.map(encode), dtype: out.dtype,
-               shape: out.shape, min: Math.min(...values), max: Math.max(...values)});
-}
 rnd('randomUniform', 'default', [[200], undefined, undefined, undefined, 1]);
 rnd('randomUniform', 'range', [[20, 10], -3, 5, 'float32', 2]);
 rnd('randomUniform', 'int32_truncates', [[500], 0, 4, 'int32', 3]);
@@ -708,16 +565,6 @@ async function behaviours() {
 // ------------------------------------------------------------------------------------------------
 // Where OPS.md deliberately differs from tfjs
 
-const divergences = [];
-function diverge(op, name, args) {
-  let tfjs;
-  try {
-    tfjs = {expected: encode(call(op, args))};
-  } catch (e) {
-    tfjs = {message: e.message};
-  }
-  divergences.push({name: `${op}/${name}`, op, args: args.map(encode), tfjs});
-}
 diverge('concat', 'mixed_dtypes_promote', [[I([1, 2], [2]), T([1.5, 2.5], [2])]]);
 diverge('stack', 'mixed_dtypes_promote', [[I([1, 2], [2]), T([1.5, 2.5], [2])]]);
 diverge('softmax', 'non_last_axis', [R([2, 3]), 0]);
@@ -751,13 +598,7 @@ diverge('truncatedNormal', 'bool_message', [[2], 0, 1, 'bool']);
     behaviours: behaviourCases,
     divergences,
   };
-  // One case per line: small diffs when tfjs or a case changes, and still a plain JSON file.
-  const lines = Object.entries(out).map(([k, v]) => {
-    const body = Array.isArray(v) ? `[\n  ${v.map((x) => JSON.stringify(x)).join(',\n  ')}\n ]`
-                                  : JSON.stringify(v);
-    return ` ${JSON.stringify(k)}: ${body}`;
-  });
-  fs.writeFileSync(OUT, `{\n${lines.join(',\n')}\n}\n`);
+  writeFixture(OUT, out);
   console.log(`wrote ${OUT}: ${cases.length} value cases (${cases.filter((c) => c.grads).length} ` +
               `with gradients), ${errors.length} errors, ${random.length} random, ` +
               `${prints.length} prints, ${buffers.length} buffers (tfjs ${tf.version.tfjs}, ` +

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.core import Tracer
 
 from ._scope import track
 
@@ -197,15 +198,32 @@ def upcast(arrays: Sequence[Any], raw: Sequence[Any] | None = None) -> Any:
     return jnp.result_type(*(r if _is_python_scalar(r) else a for a, r in zip(arrays, raw)))
 
 
+class EagerOnlyError(ValueError):
+    """An op whose result's shape depends on its input's values was called while JAX traces."""
+
+
+def _check_eager(tfjs_name: str, values: dict[str, Any]) -> None:
+    from ._jax_internals import tracing
+
+    if tracing() or any(isinstance(v, Tracer) for v in values.values()):
+        raise EagerOnlyError(
+            f"tf.{tfjs_name} runs eagerly only: the shape of its result depends on the values "
+            "of its input, which are not known while JAX traces (inside tf.jit, jax.jit, "
+            "jax.vmap, ...). Call it outside the compiled function."
+        )
+
+
 def _camel(name: str) -> str:
     return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), name)
 
 
-def op(tfjs_name: str, **tensors: str) -> Callable[[F], F]:
+def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[[F], F]:
     """Decorate a public function: convert its tensor arguments, defaults for None, track.
 
     Args:
       tfjs_name: the function's tfjs name, used in messages.
+      eager_only: the result's shape depends on the input's values (`unique`, `whereAsync`):
+        called while JAX traces, the op raises `EagerOnlyError` naming itself.
       **tensors: parameter name -> NUMERIC, FLOAT, INT, BOOL or PROMOTED. The argument's
         tfjs name in messages is the parameter name in camelCase. An optional tensor
         parameter (default None) left as None is not converted.
@@ -251,6 +269,8 @@ def op(tfjs_name: str, **tensors: str) -> Callable[[F], F]:
                 values[name] = convert(
                     values[name], argument=argument_names[name], fn=tfjs_name, dtype=kind
                 )
+            if eager_only:
+                _check_eager(tfjs_name, values)
             if len(raw) > 1:
                 dtype = upcast([values[n] for n in raw], list(raw.values()))
                 for name in raw:

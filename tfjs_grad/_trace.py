@@ -30,6 +30,7 @@ from jax.core import ShapedArray, Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks, has_user_rules, lift_float_literals, needed_inputs, structure_key
+from ._tensors import EagerOnlyError
 
 
 class NotATensorError(TypeError):
@@ -63,6 +64,7 @@ _CONCRETIZATION = (
     jax.errors.TracerArrayConversionError,
     jax.errors.TracerIntegerConversionError,
     jax.errors.NonConcreteBooleanIndexError,
+    EagerOnlyError,
 )
 _needs_concrete: set[Any] = set()  # code objects of functions that read values while running
 

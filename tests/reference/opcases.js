@@ -135,6 +135,7 @@ class Recorder {
     this.errors = [];
     this.random = [];
     this.divergences = [];
+    this.methods = [];
   }
 
   // A value case and, where the result has float32 leaves, the gradients of
@@ -194,6 +195,13 @@ class Recorder {
     this.random.push(entry);
   }
 
+  // The method form `x.<method>(...rest)` on args[0] (a tensor): its value, as tfjs gives it.
+  meth(method, name, args) {
+    const out = args[0][method](...args.slice(1));
+    this.methods.push({name: `${method}/${name}`, method, args: args.map(encode), expected: encode(out)});
+    return out;
+  }
+
   // Where the contract chooses differently from tfjs on purpose: what tfjs gives.
   diverge(op, name, args) {
     let tfjs;
@@ -206,7 +214,8 @@ class Recorder {
   }
 
   covered() {
-    return new Set([...this.cases, ...this.errors, ...this.random, ...this.divergences].map((c) => c.op));
+    const ops = [...this.cases, ...this.errors, ...this.random, ...this.divergences].map((c) => c.op);
+    return new Set(ops);
   }
 }
 

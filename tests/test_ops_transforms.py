@@ -1,6 +1,6 @@
 """Every op, one parametrized test: array-likes and Variables as inputs, eagerly, inside
 `tf.grad`, `variable_grads` and `minimize` (which trace f), under `tf.jit`, `jax.jit`,
-`jax.vmap` and `jax.grad`, always giving tfjs's values (tests/reference/ops.json).
+`jax.vmap` and `jax.grad`, always giving tfjs's values (every tests/reference/ops*.json).
 
 One fixture case per op, tiny shapes, and `jax.jit`, `jax.vmap` and `jax.grad` share one
 compiled program per op, so the whole table costs a few compiles per op.
@@ -10,10 +10,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from op_fixtures import assert_matches, decode, expected_array, resolve
-from test_ops import _REFERENCE
+from op_fixtures import REFERENCE, assert_matches, decode, expected_array, load, resolve
 
 import tfjs_grad as tf
+
+_FIXTURES = [load(path.name) for path in sorted(REFERENCE.glob("ops*.json"))]
+_CASES = [case for fixture in _FIXTURES for case in fixture["cases"]]
 
 # Host-side helpers: no array goes in or out, so there is nothing to trace (their behaviour
 # is checked in test_ops.py).
@@ -34,7 +36,7 @@ def _spec(op):
     """(args, expected encoding or None, fixture gradients or None) for one op."""
     if op in _EXTRA:
         return list(_EXTRA[op]), None, None
-    cases = [c for c in _REFERENCE["cases"] if c["op"] == op]
+    cases = [c for c in _CASES if c["op"] == op]
     with_grads = [c for c in cases if c["grads"]]
     case = (with_grads or cases)[0]
     return [decode(a) for a in case["args"]], case["expected"], case["grads"]
@@ -91,11 +93,12 @@ def _close(a, b):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
 
 
-_OPS = [entry["name"] for entry in _REFERENCE["ops"] if entry["name"] not in _HOST_ONLY]
+_TABLE = [entry["name"] for fixture in _FIXTURES for entry in fixture["ops"]]
+_OPS = [name for name in _TABLE if name not in _HOST_ONLY]
 
 
 def test_only_host_side_helpers_are_left_out():
-    assert len(_OPS) + len(_HOST_ONLY) == 88
+    assert len(_OPS) + len(_HOST_ONLY) == len(set(_TABLE))
 
 
 @pytest.mark.parametrize("op", _OPS)

@@ -157,6 +157,11 @@ class Variable:
 
     # -- identity and metadata -------------------------------------------------------
     @property
+    def id(self) -> int:
+        """A unique int for this Variable (tfjs's `Tensor.id`); the store keys state by it."""
+        return self._uid
+
+    @property
     def name(self) -> str:
         return self._name
 
@@ -421,6 +426,52 @@ def _unflatten(_aux: None, children: Any) -> Any:
 
 
 jax.tree_util.register_pytree_node(Variable, _flatten, _unflatten)
+
+
+# -- the store's side of a Variable, for the package's transforms and optimizers ----------
+# (the only way other modules touch a Variable's buffer; `var.id` is its key in the store)
+
+
+def write(var: Variable, value: Any, *, owned: bool = True) -> None:
+    """Store a value already checked for shape and dtype (the innermost frame's binding
+    inside a transform, else the buffer); `owned`: no one outside holds `value`."""
+    var._write(value, owned)
+
+
+def peek(var: Variable) -> Any:
+    """The buffer, for use that never lets it escape to the user (it stays owned)."""
+    return var._peek()
+
+
+def lend(var: Variable) -> Any:
+    """The buffer for a call that donates it (a copy if anyone else may hold it); hold
+    `_store.LOCK` until `commit`."""
+    return var._lend()
+
+
+def commit(var: Variable, value: Any) -> None:
+    """Take a compiled step's result as the new, owned buffer."""
+    var._commit(value)
+
+
+def concrete_value(var: Variable) -> Any:
+    """The buffer where there is one (even inside a transform), else the bound value."""
+    return var._buffer if var._buffer is not None else var.read()
+
+
+def pinned_sharding(var: Variable) -> jax.sharding.Sharding | None:
+    """The multi-device sharding every value of `var` keeps, or None."""
+    return var._sharding
+
+
+def pin_sharding(var: Variable, sharding: jax.sharding.Sharding | None) -> None:
+    """Keep `sharding` across later writes (a checkpoint restores it)."""
+    var._pin_sharding(sharding)
+
+
+def check_alive(var: Variable) -> None:
+    """Raise the 'is disposed' ValueError if `var` was disposed."""
+    var._check_disposed()
 
 
 def variable(

@@ -5,7 +5,14 @@
 [2.0, 4.0, 6.0]
 """
 
-from . import io, losses, ops, train, util
+from . import (
+    io,
+    linalg,  # opsshapes: tf.linalg (bandPart, gramSchmidt, qr)
+    losses,
+    ops,
+    train,
+    util,
+)
 from .functional import functionalize, get_state, getState, set_state, setState
 from .gradients import (
     ValueAndGrad,
@@ -51,6 +58,7 @@ from .variables import (
 __all__ = [
     "Reduction",
     "io",
+    "linalg",  # opsshapes
     "losses",
     "Memory",
     "dispose",

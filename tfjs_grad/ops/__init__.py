@@ -7,6 +7,8 @@ Names equal to Python builtins (`abs`, `max`, `min`, `pow`, `range`, `slice`, `s
 are left out of `__all__` so that `from tfjs_grad import *` never shadows a builtin.
 """
 
+from . import _opsshapes
+from ._opsshapes import *  # noqa: F403
 from .activations import (
     elu,
     leaky_relu,
@@ -243,3 +245,4 @@ __all__ = [
     "zeros_like",
     "zerosLike",
 ]
+__all__.extend(_opsshapes.__all__)  # OPS2.md groups of helper opsshapes (see _opsshapes.py)

@@ -93,3 +93,8 @@ __all__ = [
     "variableGrads",
 ]
 __all__ += ops.__all__
+
+# training (models/_training.py): tf.callbacks, tf.metrics
+from . import callbacks, metrics  # noqa: E402
+
+__all__ += ["callbacks", "metrics"]

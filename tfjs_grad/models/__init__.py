@@ -1,0 +1,1 @@
+"""Models (tf.sequential, tf.model, LayersModel) and their training (`_training`)."""

@@ -5,7 +5,8 @@
 [2.0, 4.0, 6.0]
 """
 
-from . import io, losses, ops, train, util
+# -- layers and models (tfjs_grad/layers, tfjs_grad/models) ---------------------------
+from . import constraints, initializers, io, layers, losses, models, ops, regularizers, train, util
 from .functional import functionalize, get_state, getState, set_state, setState
 from .gradients import (
     ValueAndGrad,
@@ -25,8 +26,10 @@ from .gradients import (
     variableGrads,
 )
 from .jit import jit, jit_loop, jitLoop
+from .layers.base import input as input
 from .losses import Reduction
 from .memory import Memory, dispose, keep, memory, tidy
+from .models import LayersModel, Sequential, load_layers_model, loadLayersModel, model, sequential
 from .ops import *  # noqa: F403  (the ops are tf.<name>, as in tfjs; see ops.__all__)
 
 # tfjs names that equal Python builtins: attributes of tf, never star-exported.
@@ -93,6 +96,19 @@ __all__ = [
     "variableGrads",
 ]
 __all__ += ops.__all__
+__all__ += [  # layers and models
+    "constraints",
+    "initializers",
+    "layers",
+    "models",
+    "regularizers",
+    "LayersModel",
+    "Sequential",
+    "loadLayersModel",
+    "load_layers_model",
+    "model",
+    "sequential",
+]
 
 # training (models/_training.py): tf.callbacks, tf.metrics
 from . import callbacks, metrics  # noqa: E402

@@ -197,8 +197,8 @@ class Trainable:
 
     The class using it provides `trainableWeights` (Variables) and `apply(x, training=)`;
     optionally `inputs`/`outputs` (symbolic tensors with `.shape` and `.name`, for tfjs's
-    shape checks), `predict(x, batchSize=)` and `calculateLosses()` (regularizer penalties,
-    added to the training loss as tfjs does).
+    shape checks), `predict(x, batchSize=)` and `calculateLosses()` or
+    `regularization_losses()` (regularizer penalties, added to the training loss as tfjs does).
     """
 
     stopTraining: bool = False
@@ -211,12 +211,12 @@ class Trainable:
         """Configure training: `optimizer` (name or Optimizer), `loss` (name or function,
         or one per output), `metrics` (names like 'accuracy', 'mse', or functions).
 
-        >>> import tfjs_grad as tf  # doctest: +SKIP
-        >>> layer = tf.layers.dense(units=1, inputShape=[2])  # doctest: +SKIP
-        >>> model = tf.sequential(layers=[layer])  # doctest: +SKIP
-        >>> loss = "meanSquaredError"  # doctest: +SKIP
-        >>> model.compile(optimizer="sgd", loss=loss, metrics=["mae"])  # doctest: +SKIP
-        >>> model.metricsNames  # doctest: +SKIP
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[2])
+        >>> model = tf.sequential(layers=[layer])
+        >>> loss = "meanSquaredError"
+        >>> model.compile(optimizer="sgd", loss=loss, metrics=["mae"])
+        >>> model.metricsNames
         ['loss', 'mae']
         """
         config = _config(args, kwargs, _COMPILE_KEYS, "compile")
@@ -456,6 +456,14 @@ class Trainable:
             values.append(jnp.mean(fn(ys[0], outputs[0])))
         return jnp.mean(total), values
 
+    def _penalties(self) -> list[Any]:
+        """The regularizers' penalties (tfjs's `calculateLosses`), added to the training loss."""
+        for name in ("calculateLosses", "regularization_losses"):
+            fn = getattr(self, name, None)
+            if fn is not None:
+                return list(fn())
+        return []
+
     def _train_program(self, compiled: _Compiled) -> Any:
         if compiled.train_step is not None:
             return compiled.train_step
@@ -474,10 +482,8 @@ class Trainable:
                 loss, values = self._losses_and_metrics(compiled, by, outputs, bw)
                 for slot, value in zip(compiled.slots, values):
                     slot.assign(value.astype(jnp.float32))
-                penalties = getattr(self, "calculateLosses", None)
-                if penalties is not None:
-                    for penalty in penalties():
-                        loss = loss + penalty
+                for penalty in self._penalties():
+                    loss = loss + penalty
                 return loss
 
             cost = compiled.optimizer.minimize(total_loss, True, list(self.trainableWeights))  # type: ignore[attr-defined]
@@ -519,12 +525,12 @@ class Trainable:
         (32), `shuffle` (True), `validationSplit`, `validationData` ([x, y]), `callbacks`,
         `verbose` (1: a progress bar), `initialEpoch` (0), `classWeight` ({class: weight}).
 
-        >>> import tfjs_grad as tf  # doctest: +SKIP
-        >>> layer = tf.layers.dense(units=1, inputShape=[1])  # doctest: +SKIP
-        >>> model = tf.sequential(layers=[layer])  # doctest: +SKIP
-        >>> model.compile(optimizer=tf.train.sgd(0.1), loss="meanSquaredError")  # doctest: +SKIP
-        >>> h = model.fit([[1.0], [2.0]], [[2.0], [4.0]], epochs=3, verbose=0)  # doctest: +SKIP
-        >>> h.epoch, len(h.history["loss"])  # doctest: +SKIP
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1])
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.compile(optimizer=tf.train.sgd(0.1), loss="meanSquaredError")
+        >>> h = model.fit([[1.0], [2.0]], [[2.0], [4.0]], epochs=3, verbose=0)
+        >>> h.epoch, len(h.history["loss"])
         ([0, 1, 2], 3)
         """
         if self.isTraining:
@@ -666,12 +672,12 @@ class Trainable:
         """Loss (and metrics) over `(x, y)` in inference mode, batched (`batchSize`, 32):
         a scalar tensor, or `[loss, *metrics]` when the model has metrics.
 
-        >>> import tfjs_grad as tf  # doctest: +SKIP
-        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)  # doctest: +SKIP
-        >>> model = tf.sequential(layers=[layer])  # doctest: +SKIP
-        >>> model.setWeights([tf.tensor2d([[2.0]])])  # doctest: +SKIP
-        >>> model.compile(optimizer="sgd", loss="meanSquaredError")  # doctest: +SKIP
-        >>> float(model.evaluate([[1.0], [2.0]], [[2.0], [5.0]]))  # doctest: +SKIP
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.setWeights([tf.tensor2d([[2.0]])])
+        >>> model.compile(optimizer="sgd", loss="meanSquaredError")
+        >>> float(model.evaluate([[1.0], [2.0]], [[2.0], [5.0]]))
         0.5
         """
         config = _config(args, kwargs, _EVALUATE_KEYS, "evaluate")
@@ -688,14 +694,14 @@ class Trainable:
         """One optimizer step on the whole `(x, y)`; the loss before it (a float), or
         `[loss, *metrics]` with metrics.
 
-        >>> import tfjs_grad as tf  # doctest: +SKIP
-        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)  # doctest: +SKIP
-        >>> model = tf.sequential(layers=[layer])  # doctest: +SKIP
-        >>> model.setWeights([tf.tensor2d([[1.0]])])  # doctest: +SKIP
-        >>> model.compile(optimizer=tf.train.sgd(0.1), loss="meanSquaredError")  # doctest: +SKIP
-        >>> x, y = [[1.0]], [[2.0]]  # doctest: +SKIP
-        >>> model.trainOnBatch(x, y), model.trainOnBatch(x, y)  # doctest: +SKIP
-        (1.0, 0.64...)
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.setWeights([tf.tensor2d([[1.0]])])
+        >>> model.compile(optimizer=tf.train.sgd(0.1), loss="meanSquaredError")
+        >>> x, y = [[1.0]], [[2.0]]
+        >>> model.trainOnBatch(x, y), model.trainOnBatch(x, y)
+        (1.0, 0.6399999260902405)
         """
         compiled = self._require_compiled()
         xs, ys = self._standardize_xy(x, y)
@@ -709,11 +715,11 @@ class Trainable:
     def predictOnBatch(self, x: Any) -> Any:  # noqa: N802 (tfjs's name)
         """The model's outputs on `x` as one batch (inference mode).
 
-        >>> import tfjs_grad as tf  # doctest: +SKIP
-        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)  # doctest: +SKIP
-        >>> model = tf.sequential(layers=[layer])  # doctest: +SKIP
-        >>> model.setWeights([tf.tensor2d([[3.0]])])  # doctest: +SKIP
-        >>> model.predictOnBatch([[1.0], [2.0]]).tolist()  # doctest: +SKIP
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.setWeights([tf.tensor2d([[3.0]])])
+        >>> model.predictOnBatch(tf.tensor2d([[1.0], [2.0]])).tolist()
         [[3.0], [6.0]]
         """
         xs = self._standardize(x, self._input_specs(), "input", "x")

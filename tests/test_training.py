@@ -12,81 +12,24 @@ import asyncio
 import json
 from pathlib import Path
 
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import tfjs_grad as tf
-from tfjs_grad.models._training import Trainable
 
 REFERENCE = json.loads((Path(__file__).parent / "reference" / "training.json").read_text())
 FITS = {case["id"]: case for case in REFERENCE["fits"]}
 RTOL, ATOL = 2e-5, 2e-6
 
 
-class _Spec:
-    def __init__(self, name: str, shape: list):
-        self.name, self.shape = name, shape
-
-
-class _Dense(Trainable):
-    """A stand-in dense stack (tf.sequential's dense layers' computation) for models of
-    this branch's tests; `_model` uses tf.sequential when the library has it."""
-
-    _count = 0
-
-    def __init__(self, input_dim: int, layers: list[dict]):
-        _Dense._count += 1
-        self.weights_: list[tf.Variable] = []
-        sizes = [input_dim] + [spec["units"] for spec in layers]
-        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-            prefix = f"stand_in{_Dense._count}_dense{i}"
-            self.weights_.append(tf.variable(jnp.zeros((a, b)), name=f"{prefix}/kernel"))
-            self.weights_.append(tf.variable(jnp.zeros((b,)), name=f"{prefix}/bias"))
-        self.activations = [spec["activation"] for spec in layers]
-        self.inputs = [_Spec("input", [None, input_dim])]
-        self.outputs = [_Spec("output", [None, sizes[-1]])]
-
-    @property
-    def trainableWeights(self):  # noqa: N802
-        return self.weights_
-
-    def getWeights(self):  # noqa: N802
-        return [w.read() for w in self.weights_]
-
-    def setWeights(self, values):  # noqa: N802
-        for w, v in zip(self.weights_, values):
-            w.assign(tf.tensor(v))
-
-    def apply(self, x, training=False):
-        acts = {"relu": tf.relu, "sigmoid": tf.sigmoid, "tanh": tf.tanh, "elu": tf.elu,
-                "softmax": tf.softmax, "linear": lambda v: v}  # fmt: skip
-        h = x
-        for i, act in enumerate(self.activations):
-            h = acts[act](
-                tf.add(tf.matMul(h, self.weights_[2 * i].read()), self.weights_[2 * i + 1].read())
-            )
-        return h
-
-    def predict(self, x, batchSize=None):  # noqa: N803
-        return self.apply(tf.tensor(x) if not hasattr(x, "shape") else x)
-
-    def dispose(self):
-        for w in self.weights_:
-            w.dispose()
-
-
 def _model(case: dict):
-    if hasattr(tf, "sequential"):
-        layers = []
-        for i, spec in enumerate(case["layers"]):
-            config = {"units": spec["units"], "activation": spec["activation"]}
-            if i == 0:
-                config["inputShape"] = [case["input_dim"]]
-            layers.append(tf.layers.dense(config))
-        model = tf.sequential({"layers": layers})
-    else:
-        model = _Dense(case["input_dim"], case["layers"])
+    layers = []
+    for i, spec in enumerate(case["layers"]):
+        config = {"units": spec["units"], "activation": spec["activation"]}
+        if i == 0:
+            config["inputShape"] = [case["input_dim"]]
+        layers.append(tf.layers.dense(config))
+    model = tf.sequential({"layers": layers})
     model.setWeights([tf.tensor(np.asarray(w, np.float32)) for w in case["init"]])
     return model
 

@@ -13,9 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from op_fixtures import snake
 
 import tfjs_grad as tf
-from op_fixtures import snake
 
 MODULES = (tf, tf.train, tf.losses, tf.io, tf.util)
 

@@ -30,7 +30,7 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -73,16 +73,35 @@ def _dtype_of(x: Any) -> Any:
     return np.dtype(dtype) if dtype is not None else np.result_type(x)
 
 
+class Threaded(NamedTuple):
+    """One Variable a program takes, with what of it the program is compiled for."""
+
+    uid: int
+    trainable: bool  # its flag decides what a loss differentiates
+    sharding: Any = None  # the sharding a written Variable's new value keeps (if pinned)
+
+
 @dataclasses.dataclass(frozen=True)
 class Layout:
-    """The static description of one compiled program's state, by Variable id."""
+    """The static description of one compiled program's state."""
 
-    written: tuple[int, ...] = ()  # donated (when `donate`) and returned
-    read: tuple[int, ...] = ()  # passed, never donated
-    watched: tuple[int, ...] = ()  # only their `trainable` flags matter
-    shardings: tuple[Any, ...] = ()  # the pinned sharding of each written Variable
-    flags: tuple[bool, ...] = ()  # `trainable` of each written, read, watched Variable
+    written: tuple[Threaded, ...] = ()  # donated (when `donate`) and returned
+    read: tuple[Threaded, ...] = ()  # passed, never donated
+    watched: tuple[Threaded, ...] = ()  # not passed: only their `trainable` flags matter
     donate: bool = True
+
+    @functools.cached_property
+    def written_uids(self) -> tuple[int, ...]:
+        return tuple(t.uid for t in self.written)
+
+    @functools.cached_property
+    def bound_uids(self) -> tuple[int, ...]:
+        """The uids of the Variables passed in, in the order they are passed."""
+        return self.written_uids + tuple(t.uid for t in self.read)
+
+    @functools.cached_property
+    def known_uids(self) -> frozenset[int]:
+        return frozenset(self.bound_uids).union(t.uid for t in self.watched)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -197,11 +216,10 @@ def _needs_another_layout(layout: Layout, step: _Step) -> bool:
     effects = step.traced.effects
     if effects.promoted or (layout.donate and step.callbacks):
         return True
-    written = set(layout.written)
+    written = layout.written_uids
     if any(uid not in written and uid not in effects.created for uid in effects.writes):
         return True
-    known = written.union(layout.read, layout.watched)
-    return any(uid not in known for uid in effects.flags)
+    return any(uid not in layout.known_uids for uid in effects.flags)
 
 
 class Jitted:
@@ -274,11 +292,9 @@ class Jitted:
         """Make (and use from now on) the program that threads these Variables."""
         thread((*written, *read, *watched))
         layout = Layout(
-            tuple(v.id for v in written),
-            tuple(v.id for v in read),
-            tuple(v.id for v in watched),
-            tuple(pinned_sharding(v) for v in written),
-            tuple(v.trainable for v in (*written, *read, *watched)),
+            tuple(Threaded(v.id, v.trainable, pinned_sharding(v)) for v in written),
+            tuple(Threaded(v.id, v.trainable) for v in read),
+            tuple(Threaded(v.id, v.trainable) for v in watched),
             donate,
         )
         program = _Program(
@@ -314,13 +330,13 @@ class Jitted:
             [
                 u
                 for u in effects.writes
-                if u not in effects.created and u not in program.layout.written
+                if u not in effects.created and u not in program.layout.written_uids
             ]
         )
         moved = {v.id for v in written}
         read = [v for v in program.read if v.id not in moved]
         read += [v for v in variables(list(effects.promoted)) if v.id not in moved]
-        known = moved.union(v.id for v in read).union(program.layout.watched)
+        known = moved.union(v.id for v in read).union(t.uid for t in program.layout.watched)
         watched = list(program.watched) + variables([u for u in effects.flags if u not in known])
         donate = self._program.layout.donate and not step.callbacks
         return self._install(written, read, watched, donate)
@@ -357,7 +373,7 @@ class Jitted:
         dynamic: list[int],
         signature: Any,
     ) -> _Step:
-        bound = (*layout.written, *layout.read)
+        bound = layout.bound_uids
 
         def body(*xs: Any) -> Any:
             full = list(leaves)
@@ -381,7 +397,7 @@ class Jitted:
         rerun: bool,
     ) -> tuple[Any, list[Any], dict[int, Any]]:
         closed, effects = step.traced.jaxpr, step.traced.effects
-        by_uid = dict(zip((*layout.written, *layout.read), state))
+        by_uid = dict(zip(layout.bound_uids, state))
         consts = list(closed.consts)
         if effects.promoted:  # Variables the trace read as constants are inputs here
             at = {id(value): uid for uid, value in effects.promoted.items()}
@@ -394,13 +410,13 @@ class Jitted:
             outs = eval_jaxpr(closed.jaxpr, consts, *inputs)
         n_out = step.traced.out_tree.num_leaves
         out, written = outs[:n_out], dict(zip(effects.writes, outs[n_out:]))
-        new = [written.pop(uid) if uid in written else by_uid[uid] for uid in layout.written]
+        new = [written.pop(uid) if uid in written else by_uid[uid] for uid in layout.written_uids]
         new, extra, out = _unaliased(
             new, list(written.values()), out, [*state[n_donated:], *arguments]
         )
         new = [
-            v if s is None else jax.lax.with_sharding_constraint(v, s)
-            for v, s in zip(new, layout.shardings)
+            v if t.sharding is None else jax.lax.with_sharding_constraint(v, t.sharding)
+            for v, t in zip(new, layout.written)
         ]
         return jax.tree.unflatten(step.traced.out_tree, out), new, dict(zip(written, extra))
 

@@ -7,7 +7,9 @@ silently) and runs every fallback, so both paths stay correct.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import jax
@@ -130,3 +132,78 @@ def custom_rule_functions(params: dict[str, Any]) -> list[Callable[..., Any]] | 
         if name in params:
             visit(params[name], 0)
     return list(found.values()) or None
+
+
+def _private_staging() -> Callable[[], bool] | None:
+    try:
+        from jax._src.core import trace_ctx
+        from jax._src.interpreters.partial_eval import DynamicJaxprTrace
+    except ImportError:  # pragma: no cover - other JAX versions
+        return None
+    return lambda: isinstance(trace_ctx.trace, DynamicJaxprTrace)
+
+
+_staging = _private_staging()
+
+
+def staging() -> bool:
+    """Whether the innermost transform stages a program (jit, scan, cond, make_jaxpr, ...),
+    rather than running op by op on values (eager grad, vmap)."""
+    if _staging is None:  # pragma: no cover - other JAX versions
+        return _public_tracing()
+    return _staging()
+
+
+# -- reading concrete values through differentiation tracers -----------------------------
+# `float(x)` and `np.asarray(x)` of a tracer that carries a concrete primal (jax.linearize
+# on real values) raise, while `bool(x)`, `int(x)` and `.item()` read the primal. Inside
+# `concrete_reads()` all of them read it (the result is a constant, as bool's is).
+_reading_concretely: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "tfjs_grad_concrete_reads", default=False
+)
+_installed: list[bool] = []
+
+
+def _concrete(x: Any) -> Any:
+    if not _reading_concretely.get():
+        return None
+    try:
+        return x.to_concrete_value()
+    except Exception:  # pragma: no cover - a tracer type without the method
+        return None
+
+
+def _install_concrete_reads() -> None:
+    float_, complex_, array_ = Tracer.__float__, Tracer.__complex__, Tracer.__array__
+
+    def __float__(self: Any) -> float:  # noqa: N807
+        value = _concrete(self)
+        return float_(self) if value is None else float(value)
+
+    def __complex__(self: Any) -> complex:  # noqa: N807
+        value = _concrete(self)
+        return complex_(self) if value is None else complex(value)
+
+    def __array__(self: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N807
+        value = _concrete(self)
+        if value is None:
+            return array_(self, *args, **kwargs)
+        return np.asarray(value, *args[:1], **{k: v for k, v in kwargs.items() if k != "copy"})
+
+    Tracer.__float__ = __float__  # type: ignore[method-assign]
+    Tracer.__complex__ = __complex__  # type: ignore[method-assign]
+    Tracer.__array__ = __array__  # type: ignore[method-assign]
+    _installed.append(True)
+
+
+@contextlib.contextmanager
+def concrete_reads() -> Iterator[None]:
+    """Let `float()`, `complex()` and `np.asarray()` read a tracer's concrete value, in
+    this context only (the concrete gradient path runs the user's f inside it)."""
+    if not _installed:
+        _install_concrete_reads()
+    token = _reading_concretely.set(True)
+    try:
+        yield
+    finally:
+        _reading_concretely.reset(token)

@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from . import _store
-from .variables import Variable, hidden_variable
+from .variables import Variable, hidden_variable, write
 
 _state: list[Variable] = []  # [the generator's hidden Variable: raw key data], made on first use
 
@@ -36,7 +36,7 @@ def _generator() -> Variable:
 
 def _split(state: Variable) -> jax.Array:
     new, key = jax.random.split(jax.random.wrap_key_data(state.read(), impl=_IMPL))
-    state._write(jax.random.key_data(new))
+    write(state, jax.random.key_data(new))
     return key
 
 

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from jax.core import ShapedArray, Tracer, eval_jaxpr
 
 from . import _store
-from ._jax_internals import trace_to_jaxpr, tracing
+from ._jax_internals import concrete_reads, trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks, has_user_rules, lift_float_literals, needed_inputs, structure_key
 from ._tensors import EagerOnlyError
 
@@ -116,33 +116,28 @@ def _can_run_concretely(primals: Sequence[Any]) -> bool:
 
 def _linearize(body: Callable[..., Any], values: list[Any], bind_uids: Sequence[int]) -> Program:
     """Run body on real values under `jax.linearize`: value-dependent Python works."""
-    frames: list[_store.Frame] = []
+    runs: list[_store.Effects] = []
 
     def fun(*xs: Any) -> Any:
-        with _store.bind(dict(zip(bind_uids, xs))) as frame:
-            frames.append(frame)
-            y = _as_output(body(*xs))
-        return y, list(frame.writes().values())
+        effects = _store.run(lambda: _as_output(body(*xs)), dict(zip(bind_uids, xs)))
+        runs.append(effects)
+        return effects.output, list(effects.writes.values())
 
-    try:
+    # float(x), np.asarray(x) read values here, as bool(x) does
+    with _store.collecting(), concrete_reads():
         y, linear, writes = jax.linearize(fun, *values, has_aux=True)
-    except BaseException:
-        for frame in frames:
-            for var in frame.created.values():
-                var.dispose()
-        raise
     # Connection is data flow into the linearized program (tf.stop_gradient keeps its
     # input in that flow with a zero tangent, so it counts as connected).
     tangents = [jax.ShapeDtypeStruct(jnp.shape(v), _tangent_dtype(v)) for v in values]
     linear_jaxpr = jax.make_jaxpr(linear)(*tangents).jaxpr
     connected = tuple(needed_inputs(linear_jaxpr, [True]))
-    frame = frames[0]
+    effects = runs[0]
     return Program(
         jaxpr=None,
         consts=[],
         y_aval=jax.ShapeDtypeStruct(jnp.shape(y), y.dtype),
-        write_uids=tuple(frame.written),
-        created=frame.created,
+        write_uids=tuple(effects.writes),
+        created=effects.created,
         connected=connected,
         needed=(True,) * len(values),
         concrete=_Linearized(y, linear, values, writes),
@@ -157,47 +152,22 @@ def _tangent_dtype(x: Any) -> Any:
 def _trace(
     body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[int], source: Any
 ) -> Program:
-    frames: list[_store.Frame] = []
-
-    def flat(*xs: Any) -> Any:
-        with _store.bind(dict(zip(bind_uids, xs))) as frame:
-            frames.append(frame)
-            y = body(*xs)
-        y = _as_output(y)
-        writes = frame.writes()
-        return [y, *writes.values()], tuple(writes)
-
-    try:
-        closed, (avals, write_uids) = _make_jaxpr(flat, primals, source)
-    except BaseException:
-        for frame in frames:
-            for var in frame.created.values():
-                var.dispose()
-        raise
-    jaxpr, consts = lift_float_literals(closed.jaxpr, list(closed.consts))
+    avals = [x if isinstance(x, ShapedArray) else jax.typeof(x) for x in primals]
+    traced = _store.trace(body, avals, bind_uids, source=source, result=_as_output)
+    write_uids = tuple(traced.effects.writes)
+    jaxpr, consts = lift_float_literals(traced.jaxpr.jaxpr, list(traced.jaxpr.consts))
     connected = needed_inputs(jaxpr, [True] + [False] * len(write_uids))
     needed = needed_inputs(jaxpr, [True] * (1 + len(write_uids)), effects=True)
+    y = traced.jaxpr.out_avals[0]
     return Program(
         jaxpr=jaxpr,
         consts=consts,
-        y_aval=avals,
+        y_aval=jax.ShapeDtypeStruct(y.shape, y.dtype),
         write_uids=write_uids,
-        created=frames[0].created,
+        created=traced.effects.created,
         connected=tuple(connected),
         needed=tuple(needed),
     )
-
-
-def _make_jaxpr(flat: Callable[..., Any], primals: Sequence[Any], source: Any) -> Any:
-    extra: list[Any] = []
-
-    def only_arrays(*xs: Any) -> Any:
-        outs, write_uids = flat(*xs)
-        extra.append((jax.ShapeDtypeStruct(jnp.shape(outs[0]), outs[0].dtype), write_uids))
-        return outs
-
-    avals = [x if isinstance(x, ShapedArray) else jax.typeof(x) for x in primals]
-    return trace_to_jaxpr(only_arrays, avals, source), extra[0]
 
 
 def _as_output(y: Any) -> Any:
@@ -247,7 +217,8 @@ class _Compiled:
         if self.bytes >= 0:
             return self.run(*args)
         before = _resident_bytes()
-        out = self.run(*args)  # the first call compiles
+        with _store.own_trace():  # the first call traces (and compiles)
+            out = self.run(*args)
         self.bytes = max(_resident_bytes() - before, _MIN_ENTRY_BYTES)
         _trim_to_budget()
         return out
@@ -313,7 +284,8 @@ def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[
             c, x, d = jax.tree.unflatten(whole[1], leaves)
             return jax.tree.leaves(vjp_of_program(jaxpr, connected, with_dy, c, x, d))
 
-        closed = trace_to_jaxpr(flat_vjp, [jax.typeof(leaf) for leaf in whole[0]])
+        with _store.own_trace():
+            closed = trace_to_jaxpr(flat_vjp, [jax.typeof(leaf) for leaf in whole[0]])
         key = ("vjp", structure_key(closed.jaxpr))
         run = cached(key, lambda: _evaluate(closed.jaxpr))
         outs = run(closed.consts, whole[0])
@@ -368,9 +340,9 @@ def write_back(program: Program, writes: list[Any]) -> None:
     """Apply the Variable writes the traced function made, in the caller's context."""
     if not program.write_uids:
         return
-    from .variables import variable_by_uid
+    from .variables import variable_by_uid, write
 
     for uid, value in zip(program.write_uids, writes):
         var = variable_by_uid(uid)  # program.created keeps the newborn ones alive
-        if var is not None:
-            var._write(value, owned=False)  # a compiled result may be a forwarded input
+        if var is not None:  # a compiled result may be a forwarded input: not owned
+            write(var, value, owned=False)

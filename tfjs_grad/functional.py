@@ -10,9 +10,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax
+from jax.core import Tracer
 
 from . import _store
-from .variables import Variable, as_var_list, registered_variables, variable_by_uid
+from .variables import (
+    TracedAssignError,
+    Variable,
+    as_var_list,
+    registered_variables,
+    variable_by_uid,
+    write,
+)
 
 
 def _resolve(var_list: Sequence[Variable] | None, fn: str) -> list[Variable]:
@@ -63,8 +71,16 @@ def set_state(state: Mapping[str, Any]) -> None:
                 f"but Variable '{name}' has shape {var.shape} and dtype {var.dtype}"
             )
         checked.append((var, array))
+    traced = [var.name for var, array in checked if isinstance(array, Tracer)]
+    if traced and _store.current() is None:
+        raise TracedAssignError(
+            f"set_state: state[{traced[0]!r}] is a traced value, which cannot be written to a "
+            "Variable under a plain JAX transform (jax.jit, jax.vmap, ...). Use "
+            "tf.functionalize to get a pure function of the state, or tf.jit. Nothing was "
+            "written."
+        )
     for var, array in checked:
-        var._write(array, owned=False)
+        write(var, array, owned=False)
 
 
 def functionalize(
@@ -105,16 +121,14 @@ def functionalize(
         missing = [name for name in state if name not in live]
         if missing:
             raise ValueError(f"functionalize: no Variable named {', '.join(map(repr, missing))}")
-        uids = {live[name]._uid: name for name in state}
-        with _store.bind({uid: state[name] for uid, name in uids.items()}) as frame:
-            out = fn(*args, **kwargs)
-        new_state = {name: frame.values[uid] for uid, name in uids.items()}
-        for uid in frame.written:
-            if uid not in uids:
-                var = variable_by_uid(uid)
-                if var is not None:
-                    new_state[var.name] = frame.values[uid]
-        return out, new_state
+        uids = {live[name].id: name for name in state}
+        bound = {uid: state[name] for uid, name in uids.items()}
+        effects = _store.run(lambda: fn(*args, **kwargs), bound)
+        new_state = {name: effects.writes.get(uid, bound[uid]) for uid, name in uids.items()}
+        for uid, value in effects.writes.items():
+            if uid not in uids and (var := variable_by_uid(uid)) is not None:
+                new_state[var.name] = value
+        return effects.output, new_state
 
     return pure
 

@@ -254,7 +254,7 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
             )
         candidates = list(var_list)
         for v in candidates:  # the result's None entries depend on these flags
-            _store.note_flag(v._uid, v._trainable)
+            _store.note_flag(v.id, v.trainable)
     trainable = [v for v in candidates if v.trainable]
     if not trainable:
         raise ValueError(
@@ -266,7 +266,7 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
     program = _trace.trace(
         lambda *_: f(),
         [v.aval() for v in trainable],
-        [v._uid for v in trainable],
+        [v.id for v in trainable],
         f,
         fetch=lambda: [v.read() for v in trainable],
     )

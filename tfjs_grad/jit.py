@@ -5,27 +5,32 @@ binds them in the store while `fn` traces, and commits the results afterwards.
 
 - **Layout.** The Variables the program takes: those `fn` writes (donated, and returned)
   and those it only reads (not donated), plus the `trainable` flags its result depends
-  on. It is found by tracing: a trace that touches a Variable outside the layout raises
-  `_LayoutMiss`, the layout widens and `fn` is traced again. Creating or disposing
-  Variables the step does not use changes nothing.
-- **Ownership.** Donated buffers come from `Variable._lend`, which copies any buffer
+  on. It is found by tracing, once: a Variable the trace reads without a binding is read
+  through its concrete value, and a trace that needs more than its layout gives (such
+  reads, writes outside it, flags, host callbacks with donation) is handed, as a
+  `_Retrace`, to the program of the wider layout, which stages the same trace with those
+  values as inputs. Creating or disposing Variables the step does not use changes nothing.
+- **Records.** What a trace learns is returned with it (`_Step`); each layout's program
+  is an immutable `_Program`, replaced whole when the layout changes.
+- **Ownership.** Donated buffers come from `variables.gather`, which copies any buffer
   someone else may hold, so donation is never observable.
 - **Transactions.** Nothing is committed until the call has succeeded. A program with
   host callbacks, and every program while `jax_debug_nans`/`jax_debug_infs` is on,
   runs without donation (and is waited for), so a failure at run time leaves every
-  input as it was.
+  input as it was; Variables created by a failed call are disposed.
 - **Threads.** Gathering buffers, dispatching and committing happen under the store's
   lock, so steps sharing Variables run one at a time and no update is lost.
 """
 
 from __future__ import annotations
 
+import contextvars
+import dataclasses
 import functools
-import operator
+import inspect
 import warnings
-from collections.abc import Callable
-from itertools import repeat as _repeat
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -33,13 +38,21 @@ import numpy as np
 from jax.core import Tracer, eval_jaxpr
 
 from . import _store
-from ._jax_internals import trace_to_jaxpr, tracing
+from ._jax_internals import tracing
 from ._jaxpr import has_callbacks
-from .variables import TracedAssignError, Variable, _epoch, epoch, variable_by_uid
-
-_buffer_of = operator.attrgetter("_buffer")
-_NONES = _repeat(None)  # `None in buffers` would compare arrays with ==: test identity
-_shared_of = operator.attrgetter("_shared")
+from .variables import (
+    TracedAssignError,
+    Variable,
+    check_alive,
+    commit,
+    commit_all,
+    epoch,
+    gather,
+    pinned_sharding,
+    thread,
+    variable_by_uid,
+    write,
+)
 
 # Arrays of at least this many elements captured from Python (not Variables, not
 # arguments) make tf.jit warn: they are baked into the program as constants.
@@ -55,32 +68,78 @@ def _is_concrete_array(x: Any) -> bool:
     return isinstance(x, jax.Array) and not isinstance(x, Tracer)
 
 
-class _Layout:
-    """The static description of one compiled program's state (a jax.jit static arg)."""
+def _dtype_of(x: Any) -> Any:
+    dtype = getattr(x, "dtype", None)
+    return np.dtype(dtype) if dtype is not None else np.result_type(x)
 
-    __slots__ = ("written", "read", "watched", "shardings", "flags", "donate", "_hash")
 
-    def __init__(
-        self,
-        written: tuple[int, ...] = (),
-        read: tuple[int, ...] = (),
-        watched: tuple[int, ...] = (),
-        shardings: tuple[Any, ...] = (),
-        flags: tuple[bool, ...] = (),
-        donate: bool = True,
-    ):
-        self.written, self.read, self.watched = written, read, watched
-        self.shardings, self.flags, self.donate = shardings, flags, donate
-        self._hash = hash((written, read, watched, shardings, flags, donate))
+class Threaded(NamedTuple):
+    """One Variable a program takes, with what of it the program is compiled for."""
 
-    def _key(self) -> tuple[Any, ...]:
-        return (self.written, self.read, self.watched, self.shardings, self.flags, self.donate)
+    uid: int
+    trainable: bool  # its flag decides what a loss differentiates
+    sharding: Any = None  # the sharding a written Variable's new value keeps (if pinned)
 
-    def __hash__(self) -> int:
-        return self._hash
 
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, _Layout) and other._key() == self._key())
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """The static description of one compiled program's state."""
+
+    written: tuple[Threaded, ...] = ()  # donated (when `donate`) and returned
+    read: tuple[Threaded, ...] = ()  # passed, never donated
+    watched: tuple[Threaded, ...] = ()  # not passed: only their `trainable` flags matter
+    donate: bool = True
+
+    @functools.cached_property
+    def written_uids(self) -> tuple[int, ...]:
+        return tuple(t.uid for t in self.written)
+
+    @functools.cached_property
+    def bound_uids(self) -> tuple[int, ...]:
+        """The uids of the Variables passed in, in the order they are passed."""
+        return self.written_uids + tuple(t.uid for t in self.read)
+
+    @functools.cached_property
+    def known_uids(self) -> frozenset[int]:
+        return frozenset(self.bound_uids).union(t.uid for t in self.watched)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Program:
+    """One layout's compiled program and the Variables it threads (replaced, never changed)."""
+
+    layout: Layout
+    written: tuple[Variable, ...]
+    read: tuple[Variable, ...]
+    watched: tuple[Variable, ...]
+    call: Callable[..., Any]
+    epoch: int  # `variables.epoch()` when it was made
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Step:
+    """`fn` traced once for one argument signature: the staged program (inputs: the values
+    of `bound`, then the arguments' arrays), what it did, and whether it calls back."""
+
+    traced: _store.Traced
+    bound: tuple[int, ...]
+    signature: Any
+    callbacks: bool
+
+
+class _Retrace(Exception):
+    """The trace needs a wider layout (or no donation): carries the trace, to be staged by
+    the program of that layout instead of running `fn` again."""
+
+    def __init__(self, step: _Step):
+        super().__init__("the traced function needs a program with another layout")
+        self.step = step
+
+
+# The trace a retried call hands to the program it retries with (set for that call only).
+_handed: contextvars.ContextVar[_Step | None] = contextvars.ContextVar(
+    "tfjs_grad_jit_handed", default=None
+)
 
 
 class _VarRef:
@@ -107,8 +166,8 @@ def _as_refs(tree: Any) -> Any:
     def ref(v: Any) -> Any:
         if not _is_variable(v):
             return v
-        v._check_disposed()
-        return _VarRef(v._uid)
+        check_alive(v)
+        return _VarRef(v.id)
 
     return jax.tree.map(ref, tree, is_leaf=_is_variable)
 
@@ -119,16 +178,8 @@ def _from_refs(tree: Any) -> Any:
     )
 
 
-class _LayoutMiss(Exception):
-    """A trace touched Variables outside the layout; carries what to add."""
-
-    def __init__(self, read: set[int], written: set[int], watched: set[int]):
-        super().__init__("the traced function used Variables outside the compiled layout")
-        self.read, self.written, self.watched = read, written, watched
-
-
-class _MustNotDonate(Exception):
-    """The traced program has host callbacks: run it without donation."""
+def _output(v: Any) -> Any:
+    return jnp.asarray(v.read() if _is_variable(v) else v)
 
 
 def _warn_at(fn: Callable[..., Any], message: str) -> None:
@@ -144,8 +195,31 @@ def _warn_at(fn: Callable[..., Any], message: str) -> None:
     )
 
 
-def _debug_checks() -> bool:
-    return bool(jax.debug_nans.value or jax.debug_infs.value)
+def _with_state_parameters(fn: Callable[..., Any]) -> inspect.Signature | None:
+    """`fn`'s signature behind the two state lists the program takes first, so that JAX
+    names a bad argument by `fn`'s parameter (as `jax.jit(fn)` does)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    state = [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_ONLY)
+        for name in ("tfjs_written_state", "tfjs_read_state")
+    ]
+    try:
+        return signature.replace(parameters=[*state, *signature.parameters.values()])
+    except ValueError:
+        return None
+
+
+def _needs_another_layout(layout: Layout, step: _Step) -> bool:
+    effects = step.traced.effects
+    if effects.promoted or (layout.donate and step.callbacks):
+        return True
+    written = layout.written_uids
+    if any(uid not in written and uid not in effects.created for uid in effects.writes):
+        return True
+    return any(uid not in layout.known_uids for uid in effects.flags)
 
 
 class Jitted:
@@ -168,95 +242,183 @@ class Jitted:
         static = () if static is None else (static,) if isinstance(static, int) else tuple(static)
         self._static = tuple(i + 2 if i >= 0 else i for i in static)
         self._jit_kwargs = jit_kwargs
-        self._programs: dict[_Layout, Callable[..., Any]] = {}
-        self._written: list[Variable] = []
-        self._read: list[Variable] = []
-        self._watched: list[Variable] = []
-        self._layout = _Layout()
-        self._call = self._program(self._layout)
-        self._epoch = epoch()
-        self._newborn: list[Variable] = []
-        self._one_off: _LayoutMiss | None = None
+        self._signature = _with_state_parameters(fn)
+        self._compiled: dict[Layout, Callable[..., Any]] = {}
+        self._program = self._install((), (), (), donate=True)
 
-    # -- what runs while jax.jit traces -------------------------------------------------
     @property
     def traceCount(self) -> int:  # noqa: N802 (camelCase alias, as every public name has)
         return self.trace_count
 
-    def _program(self, layout: _Layout) -> Callable[..., Any]:
+    @property
+    def _written(self) -> list[Variable]:
+        """The Variables the current program writes (and donates)."""
+        return list(self._program.written)
+
+    @property
+    def _read(self) -> list[Variable]:
+        """The Variables the current program only reads."""
+        return list(self._program.read)
+
+    # -- programs -------------------------------------------------------------------
+    def _jitted(self, layout: Layout) -> Callable[..., Any]:
         """The `jax.jit` of `_pure` for one layout (made once, then looked up)."""
-        program = self._programs.get(layout)
+        program = self._compiled.get(layout)
         if program is None:
-            donate = (0,) if layout.donate else ()
-            pure = functools.partial(self._pure, layout)
+
+            def _pure(donated: list[Any], kept: list[Any], *args: Any, **kwargs: Any) -> Any:
+                return self._pure(layout, donated, kept, args, kwargs)
+
+            _pure.__qualname__ = getattr(self._fn, "__qualname__", "_pure")
+            _pure.__module__ = getattr(self._fn, "__module__", None) or __name__
+            if self._signature is not None:
+                _pure.__signature__ = self._signature  # type: ignore[attr-defined]
             program = jax.jit(
-                functools.update_wrapper(pure, self._pure, assigned=("__name__", "__qualname__")),
+                _pure,
                 static_argnums=self._static,
-                donate_argnums=donate,
+                donate_argnums=(0,) if layout.donate else (),
                 **self._jit_kwargs,
             )
-            self._programs[layout] = program
+            self._compiled[layout] = program
         return program
 
+    def _install(
+        self,
+        written: Sequence[Variable],
+        read: Sequence[Variable],
+        watched: Sequence[Variable],
+        donate: bool,
+    ) -> _Program:
+        """Make (and use from now on) the program that threads these Variables."""
+        thread((*written, *read, *watched))
+        layout = Layout(
+            tuple(Threaded(v.id, v.trainable, pinned_sharding(v)) for v in written),
+            tuple(Threaded(v.id, v.trainable) for v in read),
+            tuple(Threaded(v.id, v.trainable) for v in watched),
+            donate,
+        )
+        program = _Program(
+            layout, tuple(written), tuple(read), tuple(watched), self._jitted(layout), epoch()
+        )
+        self._program = program
+        return program
+
+    def _refreshed(self, program: _Program) -> _Program:
+        """After a disposal or a flag/sharding change anywhere: drop dead Variables (a
+        later trace then reports a use of one) and re-key on the current flags."""
+
+        def alive(variables: tuple[Variable, ...]) -> list[Variable]:
+            return [v for v in variables if not v.is_disposed]
+
+        return self._install(
+            alive(program.written),
+            alive(program.read),
+            alive(program.watched),
+            program.layout.donate,
+        )
+
+    def _widened(self, program: _Program, step: _Step) -> _Program:
+        """The program whose layout takes what `step` needs besides `program`'s."""
+        effects = step.traced.effects
+
+        def variables(uids: Sequence[int]) -> list[Variable]:
+            found = [variable_by_uid(uid) for uid in sorted(uids)]
+            return [v for v in found if v is not None]
+
+        written = list(program.written)
+        written += variables(
+            [
+                u
+                for u in effects.writes
+                if u not in effects.created and u not in program.layout.written_uids
+            ]
+        )
+        moved = {v.id for v in written}
+        read = [v for v in program.read if v.id not in moved]
+        read += [v for v in variables(list(effects.promoted)) if v.id not in moved]
+        known = moved.union(v.id for v in read).union(t.uid for t in program.layout.watched)
+        watched = list(program.watched) + variables([u for u in effects.flags if u not in known])
+        donate = self._program.layout.donate and not step.callbacks
+        return self._install(written, read, watched, donate)
+
+    # -- what runs while jax.jit traces -------------------------------------------------
     def _pure(
-        self, layout: _Layout, donated: list[Any], kept: list[Any], *args: Any, **kwargs: Any
-    ):
-        """Trace `fn` to a program (once), check it against the layout, then stage it.
+        self, layout: Layout, donated: list[Any], kept: list[Any], args: Any, kwargs: Any
+    ) -> tuple[Any, list[Any], dict[int, Any]]:
+        """Stage `fn` for this layout: traced here (once), or handed over by a retried call.
 
-        Returns `(out, new values of layout.written, {uid: value} of other Variables
-        written or created)`. The last is empty unless the trace created Variables from
-        traced values while it also used Variables outside the layout: such a program
-        is right for this call (it reads those as constants) and runs once.
-        """
-        self.trace_count += 1
-        leaves, treedef = jax.tree.flatten((donated, kept, args, kwargs))
+        Returns `(out, new values of layout.written, {uid: value} of the Variables the trace
+        created)`."""
+        state = [*donated, *kept]
+        leaves, tree = jax.tree.flatten((args, kwargs))
         dynamic = [i for i, x in enumerate(leaves) if isinstance(x, (Tracer, jax.Array))]
+        at = set(dynamic)
+        signature = (tree, tuple(jax.typeof(x) if i in at else x for i, x in enumerate(leaves)))
+        step = _handed.get()
+        if step is None or step.signature != signature:
+            self.trace_count += 1
+            step = self._trace(layout, state, leaves, tree, dynamic, signature)
+            if _needs_another_layout(layout, step):
+                raise _Retrace(step)
         # jax_debug_nans re-runs this function on concrete values to locate a NaN
-        rerun = not any(isinstance(x, Tracer) for x in leaves)
-        info: dict[str, Any] = {}
+        rerun = not any(isinstance(x, Tracer) for x in (*state, *leaves))
+        return self._stage(layout, step, state, [leaves[i] for i in dynamic], len(donated), rerun)
 
-        def traced(*xs: Any) -> list[Any]:
+    def _trace(
+        self,
+        layout: Layout,
+        state: list[Any],
+        leaves: list[Any],
+        tree: Any,
+        dynamic: list[int],
+        signature: Any,
+    ) -> _Step:
+        bound = layout.bound_uids
+
+        def body(*xs: Any) -> Any:
             full = list(leaves)
-            for i, x in zip(dynamic, xs):
+            for i, x in zip(dynamic, xs[len(bound) :]):
                 full[i] = x
-            d, k, a, kw = jax.tree.unflatten(treedef, full)
-            bound = dict(zip(layout.written, d)) | dict(zip(layout.read, k))
-            with _store.bind(bound, tracks=True) as frame:
-                try:
-                    out = self._body(frame, *_from_refs((a, kw)))
-                    out = jax.tree.map(
-                        lambda v: v.read() if _is_variable(v) else v, out, is_leaf=_is_variable
-                    )
-                finally:
-                    self._newborn = list(frame.created.values())
-            out_leaves, info["out_tree"] = jax.tree.flatten(out)
-            info["frame"] = frame
-            known = set(layout.written)
-            info["extra"] = extra = [uid for uid in frame.written if uid not in known]
-            new = [frame.values[uid] for uid in layout.written]
-            return [*map(jnp.asarray, out_leaves), *new, *(frame.values[u] for u in extra)]
+            args, kwargs = _from_refs(jax.tree.unflatten(tree, full))
+            out = self._body(args, kwargs)
+            return jax.tree.map(_output, out, is_leaf=_is_variable)
 
-        closed = trace_to_jaxpr(traced, [jax.typeof(leaves[i]) for i in dynamic])
-        frame: _store.Frame = info["frame"]
-        miss = self._layout_miss(frame, layout)
-        if miss is not None and not frame.created:
-            raise miss
-        self._one_off = miss
-        if layout.donate and has_callbacks(closed.jaxpr):
-            raise _MustNotDonate()
-        self._check_constants(closed.consts)
+        avals = [jax.typeof(x) for x in (*state, *(leaves[i] for i in dynamic))]
+        traced = _store.trace(body, avals, bound, tracks=True)
+        return _Step(traced, bound, signature, has_callbacks(traced.jaxpr.jaxpr))
+
+    def _stage(
+        self,
+        layout: Layout,
+        step: _Step,
+        state: list[Any],
+        arguments: list[Any],
+        n_donated: int,
+        rerun: bool,
+    ) -> tuple[Any, list[Any], dict[int, Any]]:
+        closed, effects = step.traced.jaxpr, step.traced.effects
+        by_uid = dict(zip(layout.bound_uids, state))
+        consts = list(closed.consts)
+        if effects.promoted:  # Variables the trace read as constants are inputs here
+            at = {id(value): uid for uid, value in effects.promoted.items()}
+            consts = [by_uid[at[id(c)]] if id(c) in at else c for c in consts]
+            self._check_constants([c for c in closed.consts if id(c) not in at])
+        else:
+            self._check_constants(consts)
+        inputs = [by_uid[uid] for uid in step.bound] + arguments
         with jax.disable_jit(rerun):  # op by op, so the NaN check names the op
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, *(leaves[i] for i in dynamic))
-        n_new, n_extra = len(layout.written), len(info["extra"])
-        n_out = len(outs) - n_new - n_extra
-        out, new, extra = outs[:n_out], outs[n_out : n_out + n_new], outs[n_out + n_new :]
-        inputs = [leaves[i] for i in dynamic[len(donated) :]]
-        new, extra, out = _unaliased(new, extra, out, inputs)
+            outs = eval_jaxpr(closed.jaxpr, consts, *inputs)
+        n_out = step.traced.out_tree.num_leaves
+        out, written = outs[:n_out], dict(zip(effects.writes, outs[n_out:]))
+        new = [written.pop(uid) if uid in written else by_uid[uid] for uid in layout.written_uids]
+        new, extra, out = _unaliased(
+            new, list(written.values()), out, [*state[n_donated:], *arguments]
+        )
         new = [
-            v if s is None else jax.lax.with_sharding_constraint(v, s)
-            for v, s in zip(new, layout.shardings)
+            v if t.sharding is None else jax.lax.with_sharding_constraint(v, t.sharding)
+            for v, t in zip(new, layout.written)
         ]
-        return jax.tree.unflatten(info["out_tree"], out), new, dict(zip(info["extra"], extra))
+        return jax.tree.unflatten(step.traced.out_tree, out), new, dict(zip(written, extra))
 
     def _check_constants(self, consts: list[Any]) -> None:
         """Warn (once) about a data-like array captured from Python: it is baked into the
@@ -269,7 +431,7 @@ class Jitted:
                 _warn_at(
                     self._fn,
                     f"tf.{self._api} step '{getattr(self._fn, '__qualname__', 'fn')}' reads a "
-                    f"{np.shape(const)} {np.result_type(const)} array that is neither a "
+                    f"{np.shape(const)} {_dtype_of(const)} array that is neither a "
                     "Variable nor an argument (e.g. a batch fetched inside the step): it is "
                     "baked into the compiled program, and every later call reuses the value "
                     "it had on the first call. Pass it as an argument; if it is meant to be "
@@ -277,65 +439,8 @@ class Jitted:
                 )
                 return
 
-    def _layout_miss(self, frame: _store.Frame, layout: _Layout) -> _LayoutMiss | None:
-        newborn = set(frame.created)
-        bound = set(layout.written) | set(layout.read)
-        read = frame.missing - newborn
-        written = set(frame.written) - newborn - set(layout.written)
-        watched = set(frame.flags) - bound - set(layout.watched)
-        return _LayoutMiss(read, written, watched) if read or written or watched else None
-
-    def _body(self, frame: _store.Frame, args: Any, kwargs: Any) -> Any:
+    def _body(self, args: Any, kwargs: Any) -> Any:
         return self._fn(*args, **kwargs)
-
-    # -- the layout -----------------------------------------------------------------
-    def _set_layout(self, written: list[Variable], read: list[Variable], watched: list[Variable]):
-        self._written, self._read, self._watched = written, read, watched
-        for var in (*written, *read, *watched):
-            var._threaded = True
-        self._epoch = epoch()
-        self._use(self._make_layout(self._layout.donate))
-
-    def _use(self, layout: _Layout) -> None:
-        self._layout, self._call = layout, self._program(layout)
-
-    def _make_layout(self, donate: bool) -> _Layout:
-        return _Layout(
-            tuple(v._uid for v in self._written),
-            tuple(v._uid for v in self._read),
-            tuple(v._uid for v in self._watched),
-            tuple(v._sharding for v in self._written),
-            tuple(v._trainable for v in (*self._written, *self._read, *self._watched)),
-            donate,
-        )
-
-    def _refresh(self) -> None:
-        """After a disposal or a flag/sharding change anywhere: drop dead Variables (a
-        retrace then reports a use of one) and re-key on the current flags."""
-        alive = lambda vs: [v for v in vs if not v._disposed]  # noqa: E731
-        written, read, watched = alive(self._written), alive(self._read), alive(self._watched)
-        if (len(written), len(read), len(watched)) != (
-            len(self._written),
-            len(self._read),
-            len(self._watched),
-        ):
-            self._set_layout(written, read, watched)
-            return
-        self._epoch = epoch()
-        layout = self._make_layout(self._layout.donate)
-        if layout != self._layout:
-            self._use(layout)
-
-    def _widen(self, miss: _LayoutMiss) -> None:
-        def variables(uids: set[int]) -> list[Variable]:
-            found = [variable_by_uid(uid) for uid in sorted(uids)]
-            return [v for v in found if v is not None]
-
-        written = self._written + variables(miss.written)
-        moved = {v._uid for v in written}
-        read = [v for v in self._read if v._uid not in moved]
-        read += [v for v in variables(miss.read) if v._uid not in moved]
-        self._set_layout(written, read, self._watched + variables(miss.watched))
 
     # -- calling --------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -346,76 +451,52 @@ class Jitted:
         if kwargs or not _PLAIN.issuperset(map(type, args)):
             _PLAIN.update(type(a) for a in args if _is_concrete_array(a))
             args, kwargs = _as_refs((args, kwargs))
-        with _store.LOCK:
+        with _store.LOCK, _store.collecting():
+            program = self._program
+            handed = None
             while True:
-                if self._epoch != _epoch[0]:
-                    self._refresh()
-                layout, call = self._layout, self._call
-                if layout.donate and _debug_checks():
-                    layout = self._make_layout(donate=False)
-                    call = self._program(layout)
+                if program.epoch != epoch():
+                    program = self._refreshed(program)
+                donate = program.layout.donate
+                if donate and not _store.donation_allowed():
+                    donate = False
+                    program = dataclasses.replace(
+                        program,
+                        layout=dataclasses.replace(program.layout, donate=False),
+                        call=self._jitted(dataclasses.replace(program.layout, donate=False)),
+                    )
+                donated, kept, shared = gather(program.written, program.read, donate)
                 try:
-                    written = self._written
-                    # `_shared` is also set on a Variable without a buffer: one test for both
-                    lent = any(map(_shared_of, written))
-                    if lent:
-                        lend = Variable._lend if layout.donate else Variable._peek
-                        donated = [lend(var) for var in written]
+                    if handed is None:
+                        out, new, created = program.call(donated, kept, *args, **kwargs)
                     else:
-                        donated = list(map(_buffer_of, written))
-                    kept = list(map(_buffer_of, self._read))
-                    if any(map(operator.is_, kept, _NONES)):
-                        kept = [var._peek() for var in self._read]
-                    out, new, extra = call(donated, kept, *args, **kwargs)
-                    if not layout.donate:  # a failure at run time must show before commit
-                        jax.block_until_ready((out, new, extra))
+                        token = _handed.set(handed)
+                        try:
+                            out, new, created = program.call(donated, kept, *args, **kwargs)
+                        finally:
+                            _handed.reset(token)
+                    if not donate:  # a failure at run time must show before commit
+                        jax.block_until_ready((out, new, created))
                     break
-                except _LayoutMiss as miss:
-                    self._discard_newborn()
-                    self._widen(miss)
-                except _MustNotDonate:
-                    self._discard_newborn()
-                    self._use(self._make_layout(donate=False))
-                except BaseException:
-                    self._discard_newborn()
-                    raise
-            # Variable._commit for each, as C-level loops: this runs on every step
-            written = self._written
-            list(map(setattr, written, _repeat("_buffer"), new))
-            if lent:
-                list(map(setattr, written, _repeat("_shared"), _repeat(False)))
-            if self._epoch != _epoch[0]:  # disposed during the call (e.g. dead slots pruned)
-                for var in written:
-                    if var._disposed:
-                        var._buffer = None
-            if extra:
-                for uid, value in extra.items():
-                    if (var := variable_by_uid(uid)) is not None:
-                        var._commit(value)
-            if self._newborn:
-                self._newborn = []
-            if self._one_off is not None:  # (see _pure) thread what it touched from now on
-                self._widen(self._one_off)
-                self._one_off = None
+                except _Retrace as retrace:
+                    handed = retrace.step
+                    program = self._widened(program, handed)
+            commit_all(program.written, new, shared, program.epoch)
+            if created:  # from now on the program takes them as inputs, like any other
+                born = [var for uid in created if (var := variable_by_uid(uid)) is not None]
+                for var in born:
+                    commit(var, created[var.id])
+                kept = self._program
+                self._install([*kept.written, *born], kept.read, kept.watched, kept.layout.donate)
         return out
-
-    def _discard_newborn(self) -> None:
-        """Variables born in a trace or call that failed never get a value: dispose them."""
-        for var in self._newborn:
-            var.dispose()
-        self._newborn, self._one_off = [], None
 
     def _under_outer_transform(self, args: Any, kwargs: Any) -> Any:
         """Under jax.jit/vmap/grad/scan: a step that only reads Variables composes (they
         are constants of the outer trace); one that would change state raises."""
-        with _store.bind({}) as frame:
-            try:
-                out = self._fn(*args, **kwargs)
-            finally:
-                for var in frame.created.values():
-                    var.dispose()
-        if frame.written:
-            names = [v.name for uid in frame.written if (v := variable_by_uid(uid)) is not None]
+        effects = _store.run(lambda: self._fn(*args, **kwargs), {})
+        effects.discard()
+        if effects.writes:
+            names = [v.name for uid in effects.writes if (v := variable_by_uid(uid)) is not None]
             raise TracedAssignError(
                 f"tf.{self._api} step '{getattr(self._fn, '__name__', 'fn')}' was called under "
                 f"an outer JAX transform (jax.jit, jax.vmap, jax.grad, lax.scan, ...) and "
@@ -424,7 +505,7 @@ class Jitted:
                 "a pure function of the state that composes with every JAX transform. "
                 "Nothing was changed."
             )
-        return out
+        return effects.output
 
 
 def _unaliased(new: list[Any], extra: list[Any], out: list[Any], inputs: list[Any]):
@@ -452,7 +533,7 @@ class JittedLoop(Jitted):
 
     _api = "jit_loop"
 
-    def _body(self, frame: _store.Frame, args: Any, kwargs: Any) -> Any:
+    def _body(self, args: Any, kwargs: Any) -> Any:
         leaves = jax.tree.leaves((args, kwargs))
         if not leaves:
             raise ValueError("jit_loop needs at least one array argument to loop over")
@@ -467,39 +548,35 @@ class JittedLoop(Jitted):
         slice_at = lambda i: jax.tree.map(lambda a: a[i], (args, kwargs))  # noqa: E731
         step = lambda a, kw: self._fn(*a, **kw)  # noqa: E731
         # A first trace of one step creates the state it needs (optimizer slots) and
-        # reveals what it reads; its result is not used, so the step compiles once.
-        with _store.bind({}) as scratch:
-            trace_to_jaxpr(lambda *xs: jax.tree.leaves(step(*slice_at(0))), [])
+        # reveals what it writes; its result is not used, so the step compiles once.
+        scratch = _store.trace(lambda: jax.tree.leaves(step(*slice_at(0))), [], ()).effects
         if scratch.created:
-            for var in scratch.created.values():
-                var.dispose()
+            scratch.discard()
             raise ValueError(
                 "jit_loop: the step creates Variables from traced values "
                 f"({', '.join(v.name for v in scratch.created.values())}); create them before "
                 "the loop, or in a tf.jit step"
             )
-        carried = tuple(scratch.written)
-        unbound = {uid for uid in carried if uid not in frame.values}
-        if unbound:
-            raise _LayoutMiss(frame.missing | unbound, unbound, set())
+        carried = [v for uid in scratch.writes if (v := variable_by_uid(uid)) is not None]
+        uids = [v.id for v in carried]
 
         def one_step(carry: list[Any], xs: Any) -> Any:
-            with _store.bind(dict(zip(carried, carry))) as inner:
-                out = step(*xs)
+            inner = _store.run(lambda: step(*xs), dict(zip(uids, carry)))
             if inner.created:
                 names = ", ".join(v.name for v in inner.created.values())
                 raise ValueError(
                     f"jit_loop: the step created Variables ({names}) after its first run; "
                     "create state in the first step only"
                 )
-            new = [inner.values[u].astype(jnp.result_type(c)) for u, c in zip(carried, carry)]
-            return new, out
+            new = [
+                inner.writes.get(uid, c).astype(jnp.result_type(c)) for uid, c in zip(uids, carry)
+            ]
+            return new, inner.output
 
-        initial = [frame.values[uid] for uid in carried]
+        initial = [var.read() for var in carried]  # bound, or read as an input to be
         carry, outs = jax.lax.scan(one_step, initial, (args, kwargs))
-        for uid, value in zip(carried, carry):
-            frame.values[uid] = value
-            frame.written[uid] = None
+        for var, value in zip(carried, carry):
+            write(var, value)
         return outs
 
 

@@ -11,10 +11,14 @@ buffers only; a shared one is copied first, so donation is never observable.
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import operator
+import os
 import re
+import warnings
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import jax
@@ -23,6 +27,7 @@ import numpy as np
 from jax.core import ShapedArray, Tracer
 
 from . import _store
+from ._jax_internals import staging
 from ._scope import track
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
 
@@ -54,6 +59,36 @@ def _multi_device_sharding(value: Any) -> jax.sharding.Sharding | None:
 
 def _shape_text(shape: Iterable[int]) -> str:
     return "(" + ",".join(str(d) for d in shape) + ")"
+
+
+_PACKAGE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np) if m.__file__) + (
+    os.path.dirname(__file__) + os.sep,
+)
+_baked_sites: set[tuple[str, int]] = set()
+
+
+def _warn_baked(name: str) -> None:
+    """Warn, once per line of user code, that a plain JAX trace bakes a Variable's value in."""
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRS):
+        frame = frame.f_back
+    if frame is None:
+        return
+    site = (frame.f_code.co_filename, frame.f_lineno)
+    if site in _baked_sites:
+        return
+    _baked_sites.add(site)
+    warnings.warn_explicit(
+        f"Variable '{name}' is read under a plain JAX transform (jax.jit, lax.scan, ...): "
+        "its current value is baked into the traced program as a constant, so later "
+        "assigns are ignored by that program. Compile stateful code with tf.jit, or make "
+        "the state an argument with tf.functionalize.",
+        UserWarning,
+        site[0],
+        site[1],
+        frame.f_globals.get("__name__", "__main__"),
+        frame.f_globals.setdefault("__warningregistry__", {}),
+    )
 
 
 def _bump(_ref: object = None) -> None:
@@ -210,12 +245,26 @@ class Variable:
             found, value = _store.lookup(self._uid)
             if found:
                 return value
+            tracker = _store.tracker()
+            if tracker is not None:  # tf.jit's trace: it takes this Variable as an input
+                return _store.promote(tracker, self._uid, self._concrete_copy())
+        elif staging() and _registry.get(self._name) is self and not _store.in_own_trace():
+            _warn_baked(self._name)
         with _store.LOCK:
             buffer = self._peek()
             self._shared = True
             return buffer
 
     __tfjs_value__ = read  # what the argument converter takes from a Variable
+
+    def _concrete_copy(self) -> Any:
+        """The buffer (a copy if anyone else may hold it), to stand for this Variable in
+        a trace until the program takes it as an input; it stays owned."""
+        buffer = self._peek()
+        if not self._shared:
+            return buffer
+        with jax.ensure_compile_time_eval(), _store.detached():
+            return _copy(buffer)
 
     def _peek(self) -> Any:
         """The buffer, for internal use that never lets it escape (it stays owned)."""
@@ -452,6 +501,49 @@ def lend(var: Variable) -> Any:
 def commit(var: Variable, value: Any) -> None:
     """Take a compiled step's result as the new, owned buffer."""
     var._commit(value)
+
+
+_buffer_of = operator.attrgetter("_buffer")
+_shared_of = operator.attrgetter("_shared")
+_NONES = itertools.repeat(None)  # `None in buffers` would compare arrays with ==
+
+
+def gather(
+    written: Sequence[Variable], read: Sequence[Variable], donate: bool
+) -> tuple[list[Any], list[Any], bool]:
+    """The buffers for one compiled step, under `_store.LOCK` until `commit_all`:
+    `written`'s to donate (with `donate`, a copy of any buffer someone else may hold),
+    `read`'s as they are, and whether any of `written`'s was shared (C-level loops: this
+    runs on every step)."""
+    # `_shared` is also set on a Variable without a buffer: one test covers both
+    shared = any(map(_shared_of, written))
+    if shared:
+        donated = [var._lend() if donate else var._peek() for var in written]
+    else:
+        donated = list(map(_buffer_of, written))
+    kept = list(map(_buffer_of, read))
+    if any(map(operator.is_, kept, _NONES)):
+        kept = [var._peek() for var in read]
+    return donated, kept, shared
+
+
+def commit_all(written: Sequence[Variable], new: Sequence[Any], shared: bool, since: int) -> None:
+    """Take a step's results as `written`'s new, owned buffers (`shared` and `since`: what
+    `gather` said, and the `epoch()` it ran in)."""
+    list(map(setattr, written, itertools.repeat("_buffer"), new))
+    if shared:
+        list(map(setattr, written, itertools.repeat("_shared"), itertools.repeat(False)))
+    if since != _epoch[0]:  # disposed during the call (e.g. dead slots pruned)
+        for var in written:
+            if var._disposed:
+                var._buffer = None
+
+
+def thread(variables: Iterable[Variable]) -> None:
+    """Mark Variables a compiled program takes: disposing them or changing their flag or
+    sharding moves `epoch()`."""
+    for var in variables:
+        var._threaded = True
 
 
 def concrete_value(var: Variable) -> Any:

@@ -16,69 +16,44 @@ entry is checked against the shape and dtype it replaces before anything is writ
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 from jax.core import Tracer
-from jax.tree_util import DictKey, GetAttrKey
 
 from .. import _scope, _store, _trace
 from .._jax_internals import tracing
-from .._tensors import ArrayLike, convert, dtype_name
+from .._tensors import ArrayLike, convert
 from ..gradients import LossProgram, VariableGrads, loss_gradients, loss_program, variable_grads
-from ..variables import Variable, lookup_variable, registered_variables, variable, variable_by_uid
-from . import _hyperparams
+from ..variables import (
+    Variable,
+    commit,
+    lend,
+    lookup_variable,
+    peek,
+    registered_variables,
+    variable,
+    variable_by_uid,
+    write,
+)
+from . import _hyperparams, _state, _step
+from ._validation import (
+    NamedTensor,
+    checked_gradient,
+    entries,
+    iteration_count,
+)
 
 _optimizer_ids = itertools.count()
-_layout_ids = itertools.count(1)
-
-
-class NamedTensor(NamedTuple):
-    """A `{name, tensor}` pair, as tfjs's `NamedTensor`."""
-
-    name: str
-    tensor: Any
-
-
-class _FusedPlan(NamedTuple):
-    """Where a fused eager step finds each array (static: part of its cache key).
-
-    Positions are (donated?, index) into the donated or the kept list."""
-
-    xs: tuple[tuple[bool, int] | None, ...]  # the loss's inputs (None: not needed)
-    params: tuple[tuple[bool, int], ...]  # every tracked Variable, in state order
-    grads: tuple[int, ...]  # per present Variable: its gradient among the loss's
-    leaves: tuple[int, int]  # the state leaves' range in the donated list (then iter)
-
-
-class _Layout(NamedTuple):
-    """Which Variables an optimizer tracks, and the Variables holding its optax state."""
-
-    uids: tuple[int, ...] = ()  # the tracked Variables, by identity
-    names: tuple[str, ...] = ()  # their names: the keys of the optax params and state
-    leaves: tuple[Variable, ...] = ()  # the optax state's leaves, in flattening order
-    owners: tuple[int, ...] = ()  # per leaf: index into `names`, or -1 for shared state
-    paths: tuple[Any, ...] = ()  # per leaf: its key path in the optax state
-    treedef: Any = None  # the optax state's structure; None until it is built
-    version: int = 0  # names the layout in the compile cache
 
 
 def _is_variable(x: Any) -> bool:
     return isinstance(x, Variable)
-
-
-def _shape_and_dtype(x: Any) -> tuple[tuple[int, ...], Any]:
-    return tuple(jnp.shape(x)), jnp.result_type(x)
-
-
-def _aval_text(shape: tuple[int, ...], dtype: Any) -> str:
-    return f"{dtype_name(dtype)}{list(shape)}"
 
 
 class _ClassName:
@@ -121,7 +96,7 @@ class Optimizer:
         self._iterations = variable(
             jnp.asarray(np.int32(0)), trainable=False, name=f"{self._prefix}/iter"
         )
-        self._layout = _Layout()
+        self._layout = _state.StateLayout()
         self._compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
         self._rate_nodes: tuple[int, list[Any]] = (-1, [])
         self._disposed = False
@@ -185,67 +160,23 @@ class Optimizer:
         targets = list(var_list) if var_list is not None else loss.connected
         with _store.LOCK:
             tracked = self._tracked()
-            saved = self._layout
-            try:
-                variables = self._ensure_state(targets, tracked)
+            with self._transaction():
+                tracked = self._ensure_state(targets, tracked)
                 layout = self._layout
-                graded = {v._uid: i for i, v in enumerate(loss.connected)}
-                present = tuple(v._uid in graded for v in variables)
-                written = [v for v, p in zip(variables, present) if p]
-                written += [*layout.leaves, self._iterations]
-                where = {v._uid: (True, i) for i, v in enumerate(written)}
-                read: list[Variable] = []
-
-                def place(var: Variable) -> tuple[bool, int]:
-                    if var._uid not in where:
-                        where[var._uid] = (False, len(read))
-                        read.append(var)
-                    return where[var._uid]
-
-                plan = _FusedPlan(
-                    xs=tuple(
-                        place(v) if n else None for v, n in zip(loss.trainable, program.needed)
-                    ),
-                    params=tuple(place(v) for v in variables),
-                    grads=tuple(graded[v._uid] for v, p in zip(variables, present) if p),
-                    leaves=(sum(present), sum(present) + len(layout.leaves)),
-                )
+                fused = _step.plan_fused_step(loss, tracked, layout, self._iterations)
+                donate = _store.donation_allowed()
                 run = _trace.cached(
-                    ("minimize", key, layout.version, present, plan),
-                    lambda: self._fused_step(program, present, plan),
-                    donate=(0,),
+                    ("minimize", key, layout.version, fused.has_grad, fused.plan, donate),
+                    lambda: _step.fused_step(self._update_fn(fused.has_grad), program, fused.plan),
+                    donate=(0,) if donate else (),
                 )
-                donated = [var._lend() for var in written]
-                value, new = run(donated, [var._peek() for var in read], program.consts)
-            except BaseException:
-                self._roll_back(saved)
-                raise
-            for var, array in zip(written, new):
-                var._commit(array)
+                donated = [lend(var) if donate else peek(var) for var in fused.written]
+                value, new = run(donated, [peek(var) for var in fused.read], program.consts)
+                if not donate:  # a failure at run time must show before the commit
+                    jax.block_until_ready((value, new))
+            for var, array in zip(fused.written, new):
+                commit(var, array)
         return value
-
-    def _fused_step(
-        self, program: _trace.Program, present: tuple[bool, ...], plan: _FusedPlan
-    ) -> Callable[..., Any]:
-        update = self._update_fn(present)
-        jaxpr, connected = program.jaxpr, program.connected
-
-        def step(donated: list[Any], kept: list[Any], consts: list[Any]) -> Any:
-            def pick(at: tuple[bool, int]) -> Any:
-                return donated[at[1]] if at[0] else kept[at[1]]
-
-            xs = [None if at is None else pick(at) for at in plan.xs]
-            value, grads, _ = _trace.vjp_of_program(jaxpr, connected, False, consts, xs, None)
-            first, last = plan.leaves
-            new_params, new_state, new_count = update(
-                [pick(at) for at in plan.params],
-                [grads[i] for i in plan.grads],
-                donated[first:last],
-                donated[last],
-            )
-            return value, [*new_params, *new_state, new_count]
-
-        return step
 
     def compute_gradients(
         self, f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None = None
@@ -272,7 +203,7 @@ class Optimizer:
         self._check_alive()
         targets: list[Variable] = []
         grads: dict[str, Any] = {}
-        for name, g in _entries(variable_gradients, "variable_gradients", "applyGradients"):
+        for name, g in entries(variable_gradients, "variable_gradients", "applyGradients"):
             var = lookup_variable(name)
             if var is None:
                 raise ValueError(
@@ -280,15 +211,11 @@ class Optimizer:
                 )
             targets.append(var)
             if g is not None:
-                grads[name] = _checked_gradient(name, g, var)
+                grads[name] = checked_gradient(name, g, var)
         with _store.LOCK:  # one step at a time: threads sharing variables lose no update
             tracked = self._tracked()
-            saved = self._layout
-            try:
+            with self._transaction():
                 self._step(self._ensure_state(targets, tracked), grads)
-            except BaseException:
-                self._roll_back(saved)
-                raise
 
     # -- the learning rate ------------------------------------------------------------
     @property
@@ -337,7 +264,7 @@ class Optimizer:
         self._check_alive()
         value = _hyperparams.new_learning_rate(learning_rate, "setLearningRate")
         slot = self._rate_variable("setLearningRate")
-        slot._write(jnp.asarray(value, slot.dtype))
+        write(slot, jnp.asarray(value, slot.dtype))
         self._learningRate = value if isinstance(value, (int, float)) else None
 
     def _rate_variable(self, fn: str) -> Variable:
@@ -347,7 +274,7 @@ class Optimizer:
             raise ValueError(f"{where} has no state before its first step")
         version, nodes = self._rate_nodes
         if version != self._layout.version:
-            nodes = _hyperparams.learning_rate_nodes(self._state(), _is_variable)
+            nodes = _hyperparams.learning_rate_nodes(self._layout.state(), _is_variable)
             self._rate_nodes = (self._layout.version, nodes)
         if not nodes:
             raise ValueError(
@@ -368,18 +295,13 @@ class Optimizer:
         return nodes[0].hyperparams["learning_rate"]
 
     # -- state ------------------------------------------------------------------------
-    def _state(self) -> Any:
-        """The optax state's structure with its Variables as leaves."""
-        layout = self._layout
-        return None if layout.treedef is None else jax.tree.unflatten(layout.treedef, layout.leaves)
-
     def _tracked(self) -> list[Variable]:
         """The tracked Variables, after dropping the slots of any that died."""
         variables = [variable_by_uid(uid) for uid in self._layout.uids]
         live = [v for v in variables if v is not None and not v.is_disposed]
         if len(live) < len(variables):
             with jax.ensure_compile_time_eval(), _store.detached():
-                self._restructure(live, lambda: _initial_values(live))
+                self._restructure(live, lambda: _state.initial_values(live))
         return live
 
     def _ensure_state(
@@ -390,11 +312,11 @@ class Optimizer:
         `tracked` is `self._tracked()` when the caller has it already."""
         tracked = self._tracked() if tracked is None else tracked
         known = set(self._layout.uids)
-        new = [v for v in dict.fromkeys(targets) if v._uid not in known]
+        new = [v for v in dict.fromkeys(targets) if v.id not in known]
         if not new and self._layout.treedef is not None:
             return tracked
         variables = tracked + new
-        values = _initial_values(variables)
+        values = _state.initial_values(variables)
         if all(not isinstance(x, Tracer) for x in values.values()):
             # State starts from the variables' concrete values, even inside tf.jit, so the
             # new slots are real Variables at once and the compiled step takes them as
@@ -411,55 +333,17 @@ class Optimizer:
         values: Callable[[], dict[str, Any]],
         fresh: Any = None,
     ) -> None:
-        """Rebuild the state over `variables`: entries that stay keep their Variables,
-        new entries get Variables holding `tx.init`'s values, the rest are disposed."""
-        names = tuple(v.name for v in variables)
-        uids = tuple(v._uid for v in variables)
-        if fresh is None:
-            avals = {n: jax.ShapeDtypeStruct(v.shape, v.dtype) for n, v in zip(names, variables)}
-            shapes = jax.eval_shape(self._tx.init, avals)
-        else:
-            shapes = fresh
-        flat, treedef = jax.tree_util.tree_flatten_with_path(shapes)
-        paths = [path for path, _ in flat]
-        owners = _owners(shapes, paths, names)
-        # A leaf is the same entry as before when its path and its owner's identity are.
-        before = self._layout
-        old = {
-            (before.uids[o] if o >= 0 else -1, path): var
-            for var, o, path in zip(before.leaves, before.owners, before.paths)
-        }
-        keys = [(uids[o] if o >= 0 else -1, path) for path, o in zip(paths, owners)]
-        for key, (_, aval) in zip(keys, flat):
-            kept = old.get(key)
-            if kept is not None and _shape_and_dtype(aval) != (kept.shape, kept.dtype):
-                raise ValueError(
-                    f"{self.class_name}: state entry '{self._label(kept)}' is "
-                    f"{_aval_text(kept.shape, kept.dtype)}, but the transformation now makes "
-                    f"it {_aval_text(*_shape_and_dtype(aval))}; give optax.inject_hyperparams "
-                    "a hyperparam_dtype"
-                )
-        if any(key not in old for key in keys):
-            init = fresh if fresh is not None else self._tx.init(values())
-            init_leaves = jax.tree.leaves(init)
-        else:
-            init_leaves = [None] * len(keys)
-        leaves: list[Variable] = []
-        try:
-            for key, path, owner, value in zip(keys, paths, owners, init_leaves):
-                label = _label(path, owner, names, self._label_skips)
-                leaves.append(old[key] if key in old else self._slot(label, value))
-        except BaseException:  # e.g. a name taken: nothing changes
-            for var in leaves:
-                if all(var is not kept for kept in before.leaves):
-                    var.dispose()
-            raise
-        kept = {id(v) for v in leaves}
-        for var in before.leaves:
-            if id(var) not in kept:
-                var.dispose()
-        self._layout = _Layout(
-            uids, names, tuple(leaves), tuple(owners), tuple(paths), treedef, next(_layout_ids)
+        """Rebuild the state over `variables` (see `_state.rebuilt`)."""
+        self._layout = _state.rebuilt(
+            self._layout,
+            self._tx,
+            variables,
+            values,
+            fresh,
+            slot=self._slot,
+            label_of=self._label,
+            where=self.class_name,
+            skips=self._label_skips,
         )
         self._compiled = {}
 
@@ -476,70 +360,40 @@ class Optimizer:
         try:
             yield
         except BaseException:
-            self._roll_back(saved)
+            _state.discard_since(self._layout, saved)
+            if self._layout is not saved:
+                self._layout = saved
+                self._compiled = {}
             raise
 
-    def _roll_back(self, saved: _Layout) -> None:
-        kept = {id(v) for v in saved.leaves}
-        for var in self._layout.leaves:
-            if id(var) not in kept:
-                var.dispose()
-        if self._layout is not saved:
-            self._layout = saved
-            self._compiled = {}
-
-    def _step(self, variables: list[Variable], grads: dict[str, Any]) -> None:
+    def _step(self, tracked: list[Variable], grads: dict[str, Any]) -> None:
         layout = self._layout
-        present = tuple(n in grads for n in layout.names)
-        params = [v.read() for v in variables]
-        given = [grads[n] for n in layout.names if n in grads]
+        has_grad = tuple(n in grads for n in layout.names)
+        params = [v.read() for v in tracked]
+        supplied = [grads[n] for n in layout.names if n in grads]
         state = [v.read() for v in layout.leaves]
         count = self._iterations.read()
         traced = _store.current() is not None or any(
-            isinstance(x, Tracer) for x in (*params, *given, *state)
+            isinstance(x, Tracer) for x in (*params, *supplied, *state)
         )
         if traced:
-            update = self._update_fn(present)
+            update = self._update_fn(has_grad)
         else:
-            key = (layout.version, present)
+            key = (layout.version, has_grad)
             update = self._compiled.get(key)
             if update is None:
-                update = self._compiled[key] = jax.jit(self._update_fn(present))
-        new_params, new_state, new_count = update(params, given, state, count)
-        for var, value in zip((v for v, p in zip(variables, present) if p), new_params):
-            var._write(value)
+                update = self._compiled[key] = jax.jit(self._update_fn(has_grad))
+        new_params, new_state, new_count = update(params, supplied, state, count)
+        for var, value in zip((v for v, g in zip(tracked, has_grad) if g), new_params):
+            write(var, value)
         for var, value in zip(layout.leaves, new_state):
-            var._write(value)
-        self._iterations._write(new_count)
+            write(var, value)
+        write(self._iterations, new_count)
 
-    def _update_fn(self, present: tuple[bool, ...]) -> Callable[..., Any]:
+    def _update_fn(self, has_grad: tuple[bool, ...]) -> Callable[..., Any]:
         """The whole step as a function of flat lists of arrays (what gets compiled)."""
-        layout = self._layout
-        tx, treedef, names = self._tx, layout.treedef, layout.names
-        chosen = [n for n, p in zip(names, present) if p]
-        frozen = {i for i, o in enumerate(layout.owners) if o >= 0 and not present[o]}
-        labels = [self._label(v) for v in layout.leaves]
-
-        def update(params: list[Any], given: list[Any], state: list[Any], count: Any) -> Any:
-            by_name = dict(zip(names, params))
-            supplied = iter(given)
-            grads = {
-                n: next(supplied) if p else jnp.zeros_like(by_name[n])
-                for n, p in zip(names, present)
-            }
-            updates: Any
-            updates, new_state = tx.update(grads, jax.tree.unflatten(treedef, state), by_name)
-            _check_updates(updates, by_name, chosen)
-            new_leaves = _checked_state(new_state, treedef, state, labels)
-            new_leaves = [
-                old if i in frozen else new for i, (new, old) in enumerate(zip(new_leaves, state))
-            ]
-            new_params: Any = optax.apply_updates(
-                {n: by_name[n] for n in chosen}, {n: updates[n] for n in chosen}
-            )
-            return [new_params[n] for n in chosen], new_leaves, count + 1
-
-        return update
+        labels = [self._label(v) for v in self._layout.leaves]
+        return _step.update_fn(self._tx, self._layout, has_grad, labels)
 
     # -- weights and config -----------------------------------------------------------
     def _slot_fields(self) -> tuple[tuple[str, str], ...] | None:
@@ -586,11 +440,11 @@ class Optimizer:
         anything changes.
         """
         self._check_alive()
-        entries = _entries(weights, "weights", "setWeights")
-        if not entries or entries[0][0] != "iter":
+        given = entries(weights, "weights", "setWeights")
+        if not given or given[0][0] != "iter":
             raise ValueError("set_weights: the first entry must be 'iter'")
-        iterations = _iteration_count(entries[0][1])
-        slots = entries[1:]
+        iterations = iteration_count(given[0][1])
+        slots = given[1:]
         fields = self._slot_fields()
         if slots and fields == ():
             raise ValueError(f"{self.class_name} optimizer does not have settable weights.")
@@ -611,15 +465,15 @@ class Optimizer:
                     )
                 checked.append((slot, array.astype(slot.dtype)))
         for slot, array in checked:
-            slot._write(array, owned=False)
-        self._iterations._write(jnp.asarray(iterations, jnp.int32))
+            write(slot, array, owned=False)
+        write(self._iterations, jnp.asarray(iterations, jnp.int32))
         self._after_set_weights(iterations)
 
     def _weight_owners(self, labels: list[str]) -> list[Variable]:
         """The live Variables that weights named `<variable>/<slot>` belong to."""
         live = registered_variables()
         fields = self._slot_fields()
-        shared = {self._label(v) for v, o in zip(self._layout.leaves, self._layout.owners) if o < 0}
+        shared = {self._label(e.var) for e in self._layout.entries if e.owner == _state.SHARED}
         owners = []
         for label in labels:
             if fields is not None:
@@ -693,7 +547,7 @@ class Optimizer:
         self._iterations.dispose()
         for var in self._layout.leaves:
             var.dispose()
-        self._layout = _Layout()
+        self._layout = _state.StateLayout()
         self._compiled = {}
 
     def _check_alive(self) -> None:
@@ -723,14 +577,46 @@ class TfjsOptimizer(Optimizer):
     _label_skips = frozenset({"inner_state", "hyperparams"})
 
     def _after_set_weights(self, iterations: int) -> None:
-        for var, owner in zip(self._layout.leaves, self._layout.owners):
-            if owner < 0 and self._label(var).rsplit("/", 1)[-1] == "count":
-                var._write(jnp.asarray(iterations, var.dtype))
+        for entry in self._layout.entries:
+            var = entry.var
+            if entry.owner == _state.SHARED and self._label(var).rsplit("/", 1)[-1] == "count":
+                write(var, jnp.asarray(iterations, var.dtype))
 
     def _write_shared(self, label: str, value: Any) -> None:
         """Write shared state entry `label` (e.g. 'acc_beta1')."""
         var = next(v for v in self._layout.leaves if self._label(v) == label)
-        var._write(jnp.asarray(value, var.dtype))
+        write(var, jnp.asarray(value, var.dtype))
+
+
+# -- an optimizer's state, for the rest of the package (checkpoints) ---------------------
+def check_usable(opt: Optimizer) -> None:
+    """Raise the 'was disposed' ValueError if `opt` was disposed."""
+    opt._check_alive()
+
+
+def owned_variables(opt: Optimizer) -> dict[str, Variable]:
+    """label -> Variable for all of `opt`'s state: 'iter', then each state entry (after
+    dropping the slots of tracked Variables that died)."""
+    opt._tracked()
+    return {opt._label(v): v for v in (opt._iterations, *opt._layout.leaves)}
+
+
+def tracked_names(opt: Optimizer) -> tuple[str, ...]:
+    """The names of the live Variables `opt` keeps state for, in state order."""
+    opt._tracked()
+    return opt._layout.names
+
+
+def track(opt: Optimizer, variables: Sequence[Variable]) -> None:
+    """Keep state for `variables` too (fresh slots for new ones)."""
+    opt._ensure_state(variables)
+
+
+def transaction(opt: Optimizer) -> contextlib.AbstractContextManager[None]:
+    """A context that, on an error, returns `opt` to its state layout at entry, disposing
+    the slots made since."""
+    opt._tracked()
+    return opt._transaction()
 
 
 def running_product(factor: float, steps: int) -> np.float32:
@@ -745,187 +631,6 @@ def running_product(factor: float, steps: int) -> np.float32:
         product = np.float32(np.multiply.accumulate(factors, dtype=np.float32)[-1])
         remaining -= chunk
     return product
-
-
-def _initial_values(variables: Sequence[Variable]) -> dict[str, Any]:
-    """The values to initialise state from: concrete buffers where they exist."""
-    out = {}
-    for v in variables:
-        # TODO(lead): a Variable protocol method for "the concrete value, if any" (the
-        # only read of `_buffer` outside variables.py/jit.py).
-        buffer = v._buffer
-        out[v.name] = buffer if buffer is not None else v.read()
-    return out
-
-
-def _owners(shapes: Any, paths: list[Any], names: tuple[str, ...]) -> list[int]:
-    """Per leaf path: the index of the variable it belongs to, or -1 for shared state.
-
-    Per-variable state is every dict keyed by exactly the tracked names, except the
-    hyperparameter dicts of `optax.inject_hyperparams` (a variable could be called
-    'learning_rate').
-    """
-    wanted = set(names)
-    if not wanted:
-        return [-1] * len(paths)
-    keyed = lambda x: isinstance(x, dict) and set(x) == wanted  # noqa: E731
-    nodes = jax.tree_util.tree_flatten_with_path(shapes, is_leaf=keyed)[0]
-    per_variable = {
-        path
-        for path, node in nodes
-        if keyed(node)
-        and not (
-            path
-            and isinstance(path[-1], GetAttrKey)
-            and path[-1].name in ("hyperparams", "hyperparams_states")
-        )
-    }
-    index = {n: i for i, n in enumerate(names)}
-    owners = []
-    for path in paths:
-        owner = -1
-        for i in range(len(path)):
-            if path[:i] in per_variable and isinstance(path[i], DictKey):
-                owner = index[path[i].key]
-                break
-        owners.append(owner)
-    return owners
-
-
-def _path_parts(path: Any) -> list[str]:
-    parts = []
-    for key in path:
-        for attr in ("name", "key", "idx"):
-            if hasattr(key, attr):
-                parts.append(str(getattr(key, attr)))
-                break
-    return parts
-
-
-def _label(path: Any, owner: int, names: tuple[str, ...], skips: frozenset[str]) -> str:
-    """A state leaf's label: '<variable>/<path>' for per-variable state, else '<path>'."""
-    parts = _path_parts(path)
-    if owner >= 0:
-        at = next(i for i, k in enumerate(path) if isinstance(k, DictKey) and k.key == names[owner])
-        parts = parts[:at] + parts[at + 1 :]
-    parts = [p for p in parts if p not in skips]
-    label = "/".join(parts) or "state"
-    return f"{names[owner]}/{label}" if owner >= 0 else label
-
-
-def _check_updates(updates: Any, params: dict[str, Any], chosen: list[str]) -> None:
-    if not isinstance(updates, Mapping) or any(n not in updates for n in chosen):
-        raise ValueError(
-            "apply_gradients: the optax transformation returned updates that are not a "
-            "dict keyed by the variables' names (nothing was changed)"
-        )
-    for n in chosen:
-        u, p = updates[n], params[n]
-        if not hasattr(u, "shape") and not isinstance(u, (int, float)):
-            raise ValueError(
-                f"apply_gradients: the optax transformation's update for Variable '{n}' is a "
-                f"'{type(u).__name__}', not an array (nothing was changed)"
-            )
-        shape, dtype = _shape_and_dtype(u)
-        if shape != tuple(p.shape):
-            raise ValueError(
-                f"apply_gradients: the optax transformation's update for Variable '{n}' has "
-                f"shape {shape}, but the Variable has shape {tuple(p.shape)} "
-                "(nothing was changed)"
-            )
-        if not jnp.can_cast(dtype, p.dtype, casting="same_kind"):
-            raise ValueError(
-                f"apply_gradients: the optax transformation's update for Variable '{n}' has "
-                f"dtype {dtype_name(dtype)}, which does not cast to the Variable's "
-                f"{dtype_name(p.dtype)} (nothing was changed)"
-            )
-
-
-def _checked_state(new_state: Any, treedef: Any, old: list[Any], labels: list[str]) -> list[Any]:
-    leaves, new_def = jax.tree.flatten(new_state)
-    if new_def != treedef:
-        raise ValueError(
-            "apply_gradients: the optax transformation changed the structure of its state "
-            f"(from {treedef} to {new_def}); nothing was changed"
-        )
-    for label, new, before in zip(labels, leaves, old):
-        if _shape_and_dtype(new) != _shape_and_dtype(before):
-            raise ValueError(
-                f"apply_gradients: the optax transformation turned its state entry '{label}' "
-                f"from {_aval_text(*_shape_and_dtype(before))} into "
-                f"{_aval_text(*_shape_and_dtype(new))}; state keeps its shapes and dtypes "
-                "(nothing was changed)"
-            )
-    return leaves
-
-
-def _checked_gradient(name: str, g: Any, var: Variable) -> Any:
-    if not (isinstance(g, (jax.Array, Tracer)) and g.dtype == var.dtype):
-        g = convert(g, argument=f"gradients['{name}']", fn="applyGradients")
-    if tuple(g.shape) != var.shape:
-        raise ValueError(
-            f"apply_gradients: the gradient for '{name}' has shape {tuple(g.shape)}, "
-            f"but the variable has shape {var.shape}"
-        )
-    if not _is_inexact(var.dtype):
-        raise ValueError(
-            f"apply_gradients: Variable '{name}' has dtype {dtype_name(var.dtype)}; "
-            "only float variables can be updated"
-        )
-    return g if g.dtype == var.dtype else g.astype(var.dtype)
-
-
-@functools.cache
-def _is_inexact(dtype: Any) -> bool:
-    return bool(jnp.issubdtype(dtype, jnp.inexact))
-
-
-def _iteration_count(value: Any) -> int:
-    array = np.asarray(convert(value, argument="weights[0]", fn="setWeights"))
-    if array.ndim != 0 or not np.isfinite(array) or array != np.floor(array) or array < 0:
-        raise ValueError(
-            f"set_weights: 'iter' must be a non-negative whole number, but got {array.tolist()}"
-        )
-    if array >= 2**31:
-        raise ValueError(f"set_weights: 'iter' is {int(array)}, more than an int32 holds")
-    return int(array)
-
-
-def _entries(items: Any, argument: str, fn: str) -> list[tuple[str, Any]]:
-    """Normalise `{name: x}` or `[{name, tensor}]` / `[NamedTensor]` to (name, x) pairs;
-    a name given twice is an error."""
-    if isinstance(items, VariableGrads):
-        items = items.grads
-    if isinstance(items, Mapping):
-        out = [(k, v) for k, v in items.items()]
-    elif isinstance(items, (list, tuple)):
-        out = []
-        for i, item in enumerate(items):
-            if isinstance(item, NamedTensor) or (isinstance(item, tuple) and len(item) == 2):
-                out.append((item[0], item[1]))
-            elif isinstance(item, Mapping) and "name" in item:
-                out.append((item["name"], item.get("tensor")))
-            else:
-                raise TypeError(
-                    f"Argument '{argument}[{i}]' passed to '{fn}' must be a NamedTensor or "
-                    "{'name': ..., 'tensor': ...}"
-                )
-    else:
-        raise TypeError(
-            f"Argument '{argument}' passed to '{fn}' must be a dict name -> tensor or a list "
-            f"of NamedTensor, but got '{type(items).__name__}'"
-        )
-    seen: set[str] = set()
-    for name, _ in out:
-        if not isinstance(name, str):
-            raise TypeError(
-                f"Argument '{argument}' passed to '{fn}' must name each entry with a string, "
-                f"but got '{type(name).__name__}'"
-            )
-        if name in seen:
-            raise ValueError(f"{fn}: '{name}' appears twice in '{argument}'")
-        seen.add(name)
-    return out
 
 
 def from_optax(transformation: optax.GradientTransformation) -> Optimizer:

@@ -28,10 +28,25 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _store
-from ..variables import Variable, as_var_list, registered_variables
+from ..variables import (
+    Variable,
+    as_var_list,
+    check_alive,
+    pin_sharding,
+    pinned_sharding,
+    registered_variables,
+    write,
+)
 from . import _manifest
 from ._manifest import Entry, Manifest, SavedOptimizer, dtype_name
-from ._optimizer import Optimizer
+from ._optimizer import (
+    Optimizer,
+    check_usable,
+    owned_variables,
+    track,
+    tracked_names,
+    transaction,
+)
 
 if TYPE_CHECKING:  # orbax is imported on first use: it is a fifth of `import tfjs_grad`
     import orbax.checkpoint as ocp
@@ -68,16 +83,16 @@ def save_checkpoint(
     path = _directory(directory, "save_checkpoint")
     opts = _optimizers(optimizers, "save_checkpoint")
     _check_eager("save_checkpoint")
-    owned = {v._uid: j for j, opt in enumerate(opts) for v in _optimizer_variables(opt).values()}
+    owned = {v.id: j for j, opt in enumerate(opts) for v in owned_variables(opt).values()}
     if var_list is None:
-        variables = [v for v in registered_variables().values() if v._uid not in owned]
+        variables = [v for v in registered_variables().values() if v.id not in owned]
     else:
         variables = _variables(var_list, "save_checkpoint")
         for v in variables:
-            if v._uid in owned:
+            if v.id in owned:
                 raise ValueError(
                     f"save_checkpoint: Variable '{v.name}' is state of optimizers"
-                    f"[{owned[v._uid]}], which saves it; leave it out of var_list"
+                    f"[{owned[v.id]}], which saves it; leave it out of var_list"
                 )
     if step is not None:
         _check_step(step, "save_checkpoint")
@@ -99,10 +114,10 @@ def save_checkpoint(
     saved_optimizers = [
         SavedOptimizer(
             opt.class_name,
-            opt._layout.names,
+            tracked_names(opt),
             {
                 label: add(f"o{j}_{k}", f"optimizers[{j}]/{label}", var)
-                for k, (label, var) in enumerate(_optimizer_variables(opt).items())
+                for k, (label, var) in enumerate(owned_variables(opt).items())
             },
         )
         for j, opt in enumerate(opts)
@@ -187,9 +202,9 @@ def restore_checkpoint(
             _check_entry(manifest.entries[key], var)
         with _rolled_back_on_error(opts):
             for opt, saved in zip(opts, manifest.optimizers):
-                opt._ensure_state([live[n] for n in saved.names])
+                track(opt, [live[n] for n in saved.names])
             for j, (opt, saved) in enumerate(zip(opts, manifest.optimizers)):
-                weights = _optimizer_variables(opt)
+                weights = owned_variables(opt)
                 if set(weights) != set(saved.weights):
                     raise ValueError(
                         f"restore_checkpoint: optimizers[{j}] has state "
@@ -203,9 +218,9 @@ def restore_checkpoint(
             values = _read_arrays(manager, step, path, manifest.entries, targets) if targets else {}
     for key, var in targets.items():
         value = values[key]
-        if var._sharding is None:
-            var._pin_sharding(_multi_device(value))
-        var._write(value)
+        if pinned_sharding(var) is None:
+            pin_sharding(var, _multi_device(value))
+        write(var, value)
     return step
 
 
@@ -230,13 +245,13 @@ def _optimizers(optimizers: Any, fn: str) -> list[Optimizer]:
     ):
         raise TypeError(f"Argument 'optimizers' passed to '{fn}' must be a list of Optimizers")
     for opt in optimizers:
-        opt._check_alive()
+        check_usable(opt)
     return list(optimizers)
 
 
 def _variables(var_list: Any, fn: str) -> list[Variable]:
     for v in as_var_list(var_list, fn):
-        v._check_disposed()
+        check_alive(v)
     return list(dict.fromkeys(var_list))
 
 
@@ -253,12 +268,6 @@ def _check_eager(fn: str) -> None:
             f"{fn} cannot run inside a transform (tf.jit, variable_grads, functionalize): "
             "the values there are traced. Call it between steps."
         )
-
-
-def _optimizer_variables(opt: Optimizer) -> dict[str, Variable]:
-    """label -> Variable for all of an optimizer's state: 'iter', then each state entry."""
-    opt._tracked()
-    return {opt._label(v): v for v in (opt._iterations, *opt._layout.leaves)}
 
 
 def _multi_device(value: Any) -> jax.sharding.Sharding | None:
@@ -312,8 +321,7 @@ def _check_optimizer(
             f"restore_checkpoint: optimizers[{j}] has state for Variable '{missing[0]}', "
             "which is not live"
         )
-    opt._tracked()
-    extra = [n for n in opt._layout.names if n not in saved.names]
+    extra = [n for n in tracked_names(opt) if n not in saved.names]
     if extra:
         raise ValueError(
             f"restore_checkpoint: optimizers[{j}] holds state for Variable '{extra[0]}', "
@@ -334,13 +342,13 @@ def _check_entry(entry: Entry, var: Variable) -> None:
 def _check_distinct_targets(targets: dict[str, Variable], entries: dict[str, Entry]) -> None:
     by_variable: dict[int, str] = {}
     for key, var in targets.items():
-        if var._uid in by_variable:
-            first = entries[by_variable[var._uid]].name
+        if var.id in by_variable:
+            first = entries[by_variable[var.id]].name
             raise ValueError(
                 f"restore_checkpoint: entries '{first}' and '{entries[key].name}' would both "
                 f"be restored into Variable '{var.name}'"
             )
-        by_variable[var._uid] = key
+        by_variable[var.id] = key
 
 
 def _check_stored_arrays(path: str, step: int, entries: dict[str, Entry]) -> None:
@@ -411,8 +419,7 @@ def _rolled_back_on_error(opts: list[Optimizer]) -> Iterator[None]:
     """Undo `_ensure_state` (new slot Variables) if a later check fails."""
     with contextlib.ExitStack() as stack:
         for opt in opts:
-            opt._tracked()
-            stack.enter_context(opt._transaction())
+            stack.enter_context(transaction(opt))
         yield
 
 
@@ -437,7 +444,7 @@ def _read_arrays(
     restore_args: dict[str, Any] = {}
     for key, var in targets.items():
         shape, dtype = var.shape, np.dtype(var.dtype)
-        sharding = var._sharding or saved_shardings.get(key)
+        sharding = pinned_sharding(var) or saved_shardings.get(key)
         item[key] = jax.ShapeDtypeStruct(shape, dtype, sharding=sharding)
         if sharding is None:
             restore_args[key] = ocp.RestoreArgs(restore_type=np.ndarray, dtype=dtype)
@@ -473,7 +480,7 @@ def _saved_shardings(
     manager: ocp.CheckpointManager, step: int, targets: dict[str, Variable]
 ) -> dict[str, jax.sharding.Sharding]:
     """Saved multi-device shardings this process can rebuild, for unpinned targets."""
-    if all(var._sharding is not None for var in targets.values()):
+    if all(pinned_sharding(var) is not None for var in targets.values()):
         return {}
     try:
         metadata = manager.item_metadata(step)["state"]
@@ -481,7 +488,7 @@ def _saved_shardings(
         return {}
     out = {}
     for key, var in targets.items():
-        if var._sharding is not None or key not in metadata:
+        if pinned_sharding(var) is not None or key not in metadata:
             continue
         try:
             sharding = metadata[key].sharding.to_jax_sharding()

@@ -7,6 +7,7 @@ so that it traces and differentiates (tfjs has no gradient for it).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,6 +94,7 @@ def gram_schmidt(xs: ArrayLike | Sequence[ArrayLike]) -> Any:
     return jnp.stack(ys) if is_matrix else ys
 
 
+@functools.partial(jax.jit, static_argnums=1)  # one program: the loop is many small ops
 def _qr2d(x: jax.Array, full_matrices: bool) -> list[jax.Array]:
     m, n = x.shape
     q = jnp.eye(m, dtype=x.dtype)

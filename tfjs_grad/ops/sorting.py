@@ -8,6 +8,7 @@ only. The searches return int32 of shape `[rows, n]`, as tfjs (a 1-D search give
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import jax
@@ -132,6 +133,7 @@ def upper_bound(sorted_sequence: ArrayLike, values: ArrayLike) -> jax.Array:
     return _search(sorted_sequence, values, "right")
 
 
+@functools.partial(jax.jit, static_argnums=(2, 3))
 def _count(x: jax.Array, weights: jax.Array, size: int, binary: bool) -> jax.Array:
     """Counts (or summed weights) of the values 0..size-1 in rank-1 x; others are ignored."""
     w = jnp.ones(x.shape, weights.dtype) if weights.size == 0 else jnp.reshape(weights, x.shape)

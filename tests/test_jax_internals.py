@@ -29,6 +29,20 @@ def test_the_private_trace_state_check_is_found_and_sees_transforms():
     assert seen == [True, True, True]
 
 
+def test_the_private_trace_context_is_found_and_names_the_transforms():
+    assert _jax_internals._trace_ctx is not None
+    assert _jax_internals.trace_kinds() == ["EvalTrace"]
+    seen = []
+    jax.jit(lambda x: seen.append(_jax_internals.trace_kinds()) or x)(1.0)
+    jax.vmap(lambda x: seen.append(_jax_internals.trace_kinds()) or x)(jnp.ones(2))
+    jax.jit(jax.vmap(lambda x: seen.append(_jax_internals.trace_kinds()) or x))(jnp.ones(2))
+    assert seen == [
+        ["DynamicJaxprTrace", "EvalTrace"],
+        ["BatchTrace", "EvalTrace"],
+        ["BatchTrace", "DynamicJaxprTrace", "EvalTrace"],
+    ]
+
+
 def test_the_private_tracer_entry_point_is_found_and_matches_make_jaxpr():
     assert _jax_internals._private_trace is not None
     avals = [jax.typeof(jnp.ones(3)), jax.typeof(jnp.float32(2))]
@@ -103,6 +117,7 @@ def test_jax_and_tfjs_grad_rules_count_as_pure_and_user_rules_do_not():
 def public_only(monkeypatch):
     monkeypatch.setattr(_jax_internals, "_private_trace", None)
     monkeypatch.setattr(_jax_internals, "_trace_state_clean", None)
+    monkeypatch.setattr(_jax_internals, "_trace_ctx", None)
 
 
 def test_gradients_through_the_public_tracer(public_only):
@@ -146,3 +161,11 @@ def test_importing_tfjs_grad_starts_no_backend():
         "assert not xla_bridge._backends, 'the import started a backend'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_an_unseeded_draw_under_jax_jit_still_warns_through_the_fallback(public_only):
+    from tfjs_grad import _rng
+
+    assert _jax_internals.trace_kinds() is None
+    with pytest.warns(_rng.UnseededDrawWarning, match="jax.jit"):
+        jax.jit(lambda: tf.random_uniform([2]))()

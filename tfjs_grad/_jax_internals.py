@@ -42,6 +42,39 @@ def tracing() -> bool:
     return not _trace_state_clean()
 
 
+def _private_trace_context() -> Any:
+    try:
+        from jax._src.core import trace_ctx
+    except ImportError:  # pragma: no cover - exercised by the fallback test
+        return None
+    return trace_ctx if hasattr(trace_ctx, "trace") else None
+
+
+_trace_ctx = _private_trace_context()
+
+
+def trace_kinds() -> list[str] | None:
+    """The class names of the active JAX traces, innermost first ("BatchTrace" for vmap,
+    "DynamicJaxprTrace" for jit, scan, make_jaxpr, ...), "EvalTrace" last; None when this
+    JAX does not say.
+
+    >>> import jax
+    >>> from tfjs_grad._jax_internals import trace_kinds
+    >>> seen = []
+    >>> jax.vmap(lambda x: seen.append(trace_kinds()) or x)(jax.numpy.ones(2))
+    Array([1., 1.], dtype=float32)
+    >>> seen
+    [['BatchTrace', 'EvalTrace']]
+    """
+    if _trace_ctx is None:
+        return None
+    kinds, trace = [], _trace_ctx.trace
+    while trace is not None and len(kinds) < 256:
+        kinds.append(type(trace).__name__)
+        trace = getattr(trace, "parent_trace", None)
+    return kinds
+
+
 def _private_tracer() -> Callable[..., Any] | None:
     """JAX's tracer entry point (saves ~100 us per eager step), or None if it moved."""
     try:

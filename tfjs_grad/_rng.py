@@ -13,12 +13,19 @@ the step draws new numbers without retracing.
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 
 import jax
 import numpy as np
 
-from . import _store
+from . import _jax_internals, _store
 from .variables import Variable, hidden_variable, write
+
+
+class UnseededDrawWarning(UserWarning):
+    """An unseeded random op traced by a JAX transform that repeats its numbers."""
+
 
 _state: list[Variable] = []  # [the generator's hidden Variable: raw key data], made on first use
 
@@ -40,12 +47,55 @@ def _split(state: Variable) -> jax.Array:
     return key
 
 
-def next_key(seed: int | None) -> jax.Array:
+# Frames skipped to find the user's line for a warning: this package's and JAX's.
+_SKIPPED = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (__file__, jax.__file__))
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel of the first frame outside tfjs_grad and JAX: the user's call."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _warn_if_repeated(fn: str) -> None:
+    """Warn when the trace running now would reuse an unseeded draw's key: under jax.vmap
+    every row, under jax.jit (or scan, make_jaxpr, ...) outside tf.jit every call."""
+    if not _jax_internals.tracing():
+        return
+    kinds = _jax_internals.trace_kinds()
+    if kinds and "BatchTrace" in kinds:
+        repeats = (
+            "under jax.vmap one key serves the whole batch, so every row draws the same "
+            "numbers. Draw the batch's numbers outside jax.vmap (in a tf.jit step, new ones "
+            "on every call), or pass a different `seed=` per row"
+        )
+    elif _store.current() is not None:
+        return  # tf.jit threads the generator through its program; eager gradients retrace
+    elif kinds is None or "DynamicJaxprTrace" in kinds:
+        repeats = (
+            "under jax.jit (or any JAX trace outside tf.jit) its key is fixed when the "
+            "function is traced, so every call draws the same numbers. Wrap the step in "
+            "tf.jit, which draws new numbers on every call, or pass `seed=` (a different "
+            "one per call)"
+        )
+    else:
+        return  # jax.grad alone runs the function anew on every call
+    warnings.warn(
+        f"{fn} without a seed: {repeats}.",
+        UnseededDrawWarning,
+        stacklevel=_user_stacklevel(),
+    )
+
+
+def next_key(seed: int | None, fn: str = "a random op") -> jax.Array:
     """The key for one random draw: from `seed`, or fresh from the process's generator.
 
     Unseeded keys are concrete even while JAX traces (they are split outside the trace), so
-    no tracer ever reaches the generator state; under plain `jax.jit` the key is fixed when
-    the function is traced.
+    no tracer ever reaches the generator state. Under plain `jax.jit` the key is fixed when
+    the function is traced and under `jax.vmap` one key serves every row, so there an
+    unseeded draw warns (`UnseededDrawWarning`, naming `fn`, `seed` and `tf.jit`).
 
     >>> from tfjs_grad._rng import next_key
     >>> import jax
@@ -58,6 +108,7 @@ def next_key(seed: int | None) -> jax.Array:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"Argument 'seed' must be an int, but got '{type(seed).__name__}'")
         return jax.random.key(int(seed))
+    _warn_if_repeated(fn)
     with _store.LOCK:  # the store's lock: tf.jit holds it while it traces and commits
         if _store.tracking():  # inside tf.jit: the state is an input and output of the step
             return _split(_generator())

@@ -8,8 +8,9 @@ A weights-only file (the converter's `weights_manifest.json`) is the bare list.
 
 Files are untrusted input: shard paths must name files in the model's own folder, each
 at most once, and the shards must hold exactly the bytes the manifest declares before
-anything is allocated from its shapes, so loading never allocates more than a small
-multiple of the bytes on disk. Every refusal is a ValueError naming the entry and what
+anything is allocated from its shapes, and occupy them on disk (a sparse file's holes
+are not data), so loading never allocates more than a small multiple of the bytes on
+disk. Every refusal is a ValueError naming the entry and what
 was wrong.
 
 A save is crash-safe without leaving the folder: the new shards are written beside the
@@ -29,9 +30,8 @@ import math
 import os
 import re
 import stat
-import sys
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
@@ -39,10 +39,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._filelock import locked as _locked
+from .train._optimizer import is_optimizer_state
 from .variables import Variable, as_var_list, registered_variables
-
-if sys.platform != "win32":
-    import fcntl
 
 MODEL_JSON = "model.json"
 DEFAULT_SHARD_SIZE_BYTES = 4 * 1024 * 1024  # tfjs's converter default
@@ -62,6 +61,9 @@ _DEQUANTIZES_TO = {
 }
 _MAX_DIM = 2**31 - 1  # tfjs shapes are int32
 _MAX_RANK = 64  # numpy's
+# Bytes of holes a load may read (a sparse file's apparent size is not data on disk);
+# filesystems that keep small files inline or compress may report a little less.
+_HOLE_ALLOWANCE = 1 << 20
 _SHARD = r"group\d+-shard\d+of\d+(?:-[0-9a-f]{16})?\.bin"  # tfjs's names, ours with a digest
 _OUR_FILES = re.compile(rf"model\.json|{_SHARD}|\.(?:model\.json|{_SHARD})\.[0-9a-f]{{32}}\.tmp")
 
@@ -236,11 +238,19 @@ def _locate_shards(folder: Path, groups: list[list[str]]) -> list[list[tuple[Pat
     """Each group's shard files (real path, size); a file listed twice, under any name or
     link, is refused: it would be read, and its bytes allocated, once per listing."""
     seen: dict[tuple[int, int], tuple[int, str]] = {}
-    located = []
+    located, holes = [], 0
     for group, paths in enumerate(groups):
         files = []
         for name in paths:
             real, info = _shard_file(folder, name, group)
+            on_disk = _bytes_on_disk(info)
+            holes += max(0, info.st_size - on_disk)
+            if holes > _HOLE_ALLOWANCE:
+                raise ValueError(
+                    f"weight group {group}: shard '{name}' holds {info.st_size} bytes but "
+                    f"occupies {on_disk} on disk (a sparse file): a load reads no more bytes "
+                    "than its shards occupy"
+                )
             identity = (info.st_dev, info.st_ino)
             if identity in seen:
                 first_group, first = seen[identity]
@@ -253,6 +263,12 @@ def _locate_shards(folder: Path, groups: list[list[str]]) -> list[list[tuple[Pat
             files.append((real, info.st_size))
         located.append(files)
     return located
+
+
+def _bytes_on_disk(info: os.stat_result) -> int:
+    """The bytes a file occupies (st_blocks counts 512-byte units); its size without them."""
+    blocks = getattr(info, "st_blocks", None)
+    return info.st_size if blocks is None else blocks * 512
 
 
 def _read_group(files: list[tuple[Path, int]], group: int) -> bytearray:
@@ -371,7 +387,8 @@ def save_weights(
     """Write Variables as tfjs weights: `directory/model.json` + `group1-shardKofM-<digest>.bin`.
 
     One weight group, named by the Variables' names, in `var_list` order (default: every
-    live Variable, `registered_variables()` order), split into shards of at most
+    live Variable but optimizers' state, `registered_variables()` order: the model's
+    weights, as tfjs's `model.save` writes), split into shards of at most
     `shard_size_bytes`, each named with a digest of its bytes. With `model_topology` (the
     `modelTopology` of a tfjs Layers model's model.json), tfjs's `loadLayersModel` reads the
     result. `names` (one per Variable) are written in place of the Variables' names, as a
@@ -396,7 +413,8 @@ def save_weights(
     """
     variables = _variables(var_list, "save_weights")
     if variables is None:
-        variables = list(registered_variables().values())
+        live = registered_variables().values()
+        variables = [v for v in live if not is_optimizer_state(v)]
     if isinstance(shard_size_bytes, bool) or not isinstance(shard_size_bytes, int):
         raise TypeError(
             f"Argument 'shard_size_bytes' must be an int, got {type(shard_size_bytes).__name__}"
@@ -570,24 +588,6 @@ def _delete_ours(folder: Path, keep: set[str]) -> None:
         ):
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)
-
-
-@contextlib.contextmanager
-def _locked(folder: Path, *, exclusive: bool) -> Iterator[int | None]:
-    """Hold a `flock` on `folder` (exclusive to save, shared to load) and yield its
-    descriptor; without one (Windows, or a folder that cannot be opened) yield None."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        yield None
-        return
-    try:
-        if sys.platform != "win32":
-            with contextlib.suppress(OSError):  # a filesystem without locks: go on without
-                fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield fd
-    finally:
-        os.close(fd)  # also releases the lock
 
 
 def _fsync(fd: int | None) -> None:

@@ -343,7 +343,9 @@ def random_uniform(
     """
     shape = _checks.sized_shape(shape, "randomUniform", jnp.float32)
     target = to_dtype(dtype)
-    draw = jax.random.uniform(_rng.next_key(seed), shape, jnp.float32, minval, maxval)
+    draw = jax.random.uniform(
+        _rng.next_key(seed, "tf.randomUniform"), shape, jnp.float32, minval, maxval
+    )
     if jnp.issubdtype(target, jnp.floating):
         return draw.astype(target)
     return draw.astype(jnp.int32).astype(target)
@@ -368,7 +370,9 @@ def random_normal(
     """
     shape = _checks.sized_shape(shape, "randomNormal", jnp.float32)
     target = _check_random_dtype(dtype)
-    draw = mean + stddev * jax.random.normal(_rng.next_key(seed), shape, jnp.float32)
+    draw = mean + stddev * jax.random.normal(
+        _rng.next_key(seed, "tf.randomNormal"), shape, jnp.float32
+    )
     if jnp.issubdtype(target, jnp.floating):
         return draw.astype(target)
     return _js_round(draw).astype(target)
@@ -393,7 +397,9 @@ def truncated_normal(
     """
     shape = _checks.sized_shape(shape, "truncatedNormal", jnp.float32)
     target = _check_random_dtype(dtype)
-    unit = jax.random.truncated_normal(_rng.next_key(seed), -2.0, 2.0, shape, jnp.float32)
+    unit = jax.random.truncated_normal(
+        _rng.next_key(seed, "tf.truncatedNormal"), -2.0, 2.0, shape, jnp.float32
+    )
     draw = mean + stddev * unit
     if jnp.issubdtype(target, jnp.floating):
         return draw.astype(target)
@@ -434,7 +440,10 @@ def multinomial(
     if normalized:
         batched = jnp.log(batched)
     draws = jax.random.categorical(
-        _rng.next_key(seed), batched, axis=-1, shape=(int(num_samples), batched.shape[0])
+        _rng.next_key(seed, "tf.multinomial"),
+        batched,
+        axis=-1,
+        shape=(int(num_samples), batched.shape[0]),
     )
     samples = draws.T.astype(jnp.int32)
     return samples.reshape(-1) if logits.ndim == 1 else samples

@@ -50,6 +50,24 @@ from ._validation import (
 )
 
 _optimizer_ids = itertools.count()
+_state_ids: set[int] = set()  # Variable.id of every Variable made to hold optimizer state
+
+
+def is_optimizer_state(var: Variable) -> bool:
+    """Whether `var` was made by an optimizer for its state (iterations, slots): what
+    `tf.io.save_weights` leaves out by default, as tfjs's `model.save` does.
+
+    >>> import tfjs_grad as tf
+    >>> from tfjs_grad.train._optimizer import is_optimizer_state
+    >>> w = tf.variable(tf.ones([2]), name="doc_state_w")
+    >>> opt = tf.train.adam(0.1)
+    >>> opt.minimize(lambda: (w * w).sum())
+    >>> slots = [v for v in tf.registered_variables().values() if "doc_state_w/" in v.name]
+    >>> is_optimizer_state(w), [is_optimizer_state(v) for v in slots]
+    (False, [True, True])
+    >>> w.dispose(); opt.dispose()
+    """
+    return var.id in _state_ids
 
 
 def _is_variable(x: Any) -> bool:
@@ -97,6 +115,7 @@ class Optimizer:
             jnp.asarray(np.int32(0)), trainable=False, name=f"{self._prefix}/iter"
         )
         self._layout = _state.StateLayout()
+        _state_ids.add(self._iterations.id)
         self._compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
         self._rate_nodes: tuple[int, list[Any]] = (-1, [])
         self._disposed = False
@@ -348,7 +367,9 @@ class Optimizer:
         self._compiled = {}
 
     def _slot(self, label: str, init: Any) -> Variable:
-        return variable(init, trainable=False, name=f"{self._prefix}/{label}")
+        slot = variable(init, trainable=False, name=f"{self._prefix}/{label}")
+        _state_ids.add(slot.id)
+        return slot
 
     def _label(self, var: Variable) -> str:
         return var.name.removeprefix(self._prefix + "/")

@@ -5,7 +5,9 @@ items: `state/` (every array, in tensorstore's OCDBT format, written shard by sh
 the processes that hold the shards) and `manifest/` (JSON naming each entry, its shape
 and dtype, and which optimizer state it is; see `_manifest`). Orbax writes a step into
 `<step>.orbax-checkpoint-tmp/` and renames it once complete, so a crash mid-write leaves
-earlier steps intact and the unfinished one is never listed.
+earlier steps intact and the unfinished one is never listed. A save holds an exclusive
+`flock` on the directory and a restore a shared one (as `tf.io` does), so independent
+processes saving into one directory take turns.
 
 Restoring trusts nothing it reads and checks everything before it writes anything: the
 manifest against its schema (every entry used once); every stored chunk is read once,
@@ -28,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _store
+from .._filelock import locked
 from ..variables import (
     Variable,
     as_var_list,
@@ -38,6 +41,7 @@ from ..variables import (
     write,
 )
 from . import _manifest
+from ._chunks import check_chunks
 from ._manifest import Entry, Manifest, SavedOptimizer, dtype_name
 from ._optimizer import (
     Optimizer,
@@ -378,14 +382,16 @@ def _check_stored_arrays(path: str, step: int, entries: dict[str, Entry]) -> Non
         name, _, leaf = key.partition("/")
         if leaf in (".zarray", "zarr.json"):
             drivers[name] = "zarr" if leaf == ".zarray" else "zarr3"
+        label = entries[name].name if name in entries else name
         try:
-            store.read(key).result()
+            value = store.read(key).result().value
         except Exception as e:
-            label = entries[name].name if name in entries else name
             raise ValueError(
                 f"restore_checkpoint: entry '{label}' of {where} is unreadable (truncated or "
                 f"missing file?): {e}"
             ) from None
+        if leaf in (".zarray", "zarr.json"):
+            check_chunks(bytes(value), label, where)
     lost = [e.name for key, e in entries.items() if key not in drivers]
     if lost:
         raise ValueError(f"restore_checkpoint: entry '{lost[0]}' is missing from {where}")
@@ -501,6 +507,18 @@ def _saved_shardings(
 
 @contextlib.contextmanager
 def _manager(path: str, *, read_only: bool) -> Iterator[ocp.CheckpointManager]:
+    with contextlib.ExitStack() as stack:
+        if "://" not in path and jax.process_count() == 1:
+            # Independent processes saving into one directory take turns (the processes of
+            # one multi-process run write together instead, coordinated by orbax).
+            if not read_only:
+                os.makedirs(path, exist_ok=True)
+            stack.enter_context(locked(path, exclusive=not read_only))
+        yield stack.enter_context(_orbax_manager(path, read_only=read_only))
+
+
+@contextlib.contextmanager
+def _orbax_manager(path: str, *, read_only: bool) -> Iterator[ocp.CheckpointManager]:
     import orbax.checkpoint as ocp
 
     # Restoring opens the manager without orbax's `read_only` (which only adds a warning);

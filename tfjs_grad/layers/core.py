@@ -186,7 +186,10 @@ class Flatten(Layer):
         return inputs.reshape(inputs.shape[0], -1)
 
     def get_config(self) -> dict[str, Any]:
-        return {"data_format": _pythonic_format(self.dataFormat), **super().get_config()}
+        config = super().get_config()
+        if self.dataFormat != "channelsLast":
+            config["data_format"] = _pythonic_format(self.dataFormat)
+        return config
 
 
 class Reshape(Layer):

@@ -48,6 +48,18 @@ from .variables import (
     variable,
 )
 
+# -- opsmath (OPS2.md math tables): builtin-named ops, is_nan, tf.math, tf.sparse
+# isort: split
+from .ops import all as all
+from .ops import any as any
+from .ops import complex as complex
+from .ops import is_nan as is_nan
+from .ops import math_ops as math
+from .ops import round as round
+from .ops import sparse as sparse
+
+# -- end of opsmath's block
+
 __all__ = [
     "Reduction",
     "io",
@@ -93,3 +105,4 @@ __all__ = [
     "variableGrads",
 ]
 __all__ += ops.__all__
+__all__ += ["math", "sparse"]  # opsmath: tf.math, tf.sparse

@@ -71,7 +71,8 @@ def div_no_nan(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
 @op("floorDiv", a=PROMOTED, b=PROMOTED)
 def floor_div(a: ArrayLike, b: ArrayLike) -> jax.Array:
-    """floor(a / b), broadcast, like `tf.floorDiv`: **int32**, also for float32 inputs.
+    """floor(a / b), broadcast, like `tf.floorDiv`: **int32**, also for float32 inputs
+    (a float quotient that is not finite, as x / 0, gives 0: tfjs's Int32Array stores it so).
 
     >>> import tfjs_grad as tf
     >>> tf.floor_div([7.5, -7], [2, 2]).tolist()
@@ -81,7 +82,9 @@ def floor_div(a: ArrayLike, b: ArrayLike) -> jax.Array:
     def divide(x: jax.Array, y: jax.Array) -> jax.Array:
         if jnp.issubdtype(x.dtype, jnp.integer):
             return jnp.floor_divide(x, y).astype(jnp.int32)
-        return jnp.floor(x / y).astype(jnp.int32)
+        quotient = jnp.floor(x / y)
+        # stored in an Int32Array, as tfjs does: NaN and +-Infinity (a / 0) become 0
+        return jnp.where(jnp.isfinite(quotient), quotient, 0).astype(jnp.int32)
 
     return _checks.elementwise(divide, a, b)
 

@@ -279,14 +279,16 @@ def selu(x: ArrayLike) -> jax.Array:
 
 @op("step", x=NUMERIC)
 def step(x: ArrayLike, alpha: float = 0.0) -> jax.Array:
-    """1 where x > 0, else alpha (also at 0), keeping x's dtype, like `tf.step`; gradient 0.
+    """1 where x > 0, else alpha (also at 0; NaN stays NaN), keeping x's dtype, like
+    `tf.step`; gradient 0.
 
     >>> import tfjs_grad as tf
     >>> tf.step([-1, 0, 2], 0.5).tolist()
     [0.5, 0.5, 1.0]
     """
     one = jnp.ones((), x.dtype)
-    return jnp.where(x > 0, one, jnp.asarray(alpha).astype(x.dtype))
+    out = jnp.where(x > 0, one, jnp.asarray(alpha).astype(x.dtype))
+    return jnp.where(jnp.isnan(x), x, out)  # NaN stays NaN, as in tfjs
 
 
 @op("isNaN", x=NUMERIC)

@@ -207,6 +207,22 @@ val('raggedGather', 'rank1',
     [[I([0, 2, 3, 3, 6], [5])], R([6]), I([3, 0, 2], [3]), 1]);
 val('raggedRange', 'int32', [I([0, 5, 8], [3]), I([3, 3, 12], [3]), I([1, -1, 2], [3])]);
 val('raggedRange', 'float32', [T([0, 1.5], [2]), T([2, 0], [2]), T([0.5, -0.5], [2])]);
+val('sparse.sparseFillEmptyRows', 'unordered_rows',
+    [I([3, 0, 1, 1, 1, 0, 0, 2], [4, 2]), T([1, 2, 3, 4], [4]), I([5, 3], [2]), 9]);
+val('sparse.sparseReshape', 'rank3', [I([0, 1, 1, 2], [2, 2]), I([2, 3], [2]), I([3, 1, -1], [3])]);
+val('sparse.sparseSegmentMean', 'gaps', [R([3, 2]), I([0, 2, 1], [3]), I([1, 1, 3], [3])], {grad: false});
+val('raggedGather', 'two_ragged_dims',
+    [[I([0, 2, 2, 3], [4]), I([0, 2, 3, 6], [4])], R([6]), I([2, 0], [2]), 2]);
+val('raggedGather', 'rank2_indices', [[I([0, 2, 3, 3, 6], [5])], R([6]), I([1, 0, 3, 3], [2, 2]), 2]);
+val('raggedRange', 'scalar_broadcast', [I([0], []), I([3, 5], [2]), I([2], [])]);
+val('raggedTensorToTensor', 'truncated',
+    [[2, 2], R([6]), 0.5, [I([0, 2, 2, 6], [4])], ['ROW_SPLITS']], {grad: false});
+val('raggedTensorToTensor', 'value_rowids',
+    [[3, 3], R([4]), 0, [I([3], []), I([0, 0, 2, 2], [4])], ['FIRST_DIM_SIZE', 'VALUE_ROWIDS']],
+    {grad: false});
+val('raggedTensorToTensor', 'two_levels',
+    [[2, 2, 3], R([6]), 0, [I([0, 2, 3], [3]), I([0, 2, 3, 6], [4])], ['ROW_SPLITS', 'ROW_SPLITS']],
+    {grad: false});
 val('raggedTensorToTensor', 'row_splits',
     [[3, 4], R([6]), 0, [I([0, 2, 2, 6], [4])], ['ROW_SPLITS']], {grad: false});
 

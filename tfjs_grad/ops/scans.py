@@ -13,6 +13,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._tensors import BOOL, NUMERIC, ArrayLike, op
 from . import _checks, _js
@@ -65,6 +66,8 @@ def _norm(x: jax.Array, ord: Any, axis: Any) -> jax.Array:
         return jnp.abs(x)
     if x.ndim != 1 and axis is None:
         return _norm(x.reshape(-1), ord, None)
+    if isinstance(axis, np.integer):
+        axis = int(axis)
     if x.ndim == 1 or isinstance(axis, int) or (isinstance(axis, Sequence) and len(axis) == 1):
         axes = _checks.axes(axis, x.ndim)
         if ord == 1:

@@ -26,7 +26,9 @@ GRAD_RTOL, GRAD_ATOL = 1e-4, 1e-5
 
 # JS callbacks in fixtures ({t: "function", name}) are looked up here by name; a test module
 # adds the callables its generator passes.
-FUNCTIONS: dict[str, Callable[..., Any]] = {}
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "two_and_a_half": lambda: 2.5,  # gen_ops2_math.js: tf.rand's randFunction
+}
 
 
 def load(name: str) -> dict[str, Any]:
@@ -213,7 +215,8 @@ def check_gradient_by_finite_differences(case: dict[str, Any]) -> None:
     """<grad f, v> against a central difference along a random direction v, in float64."""
     rng = np.random.default_rng(0)
     with jax.enable_x64(True):
-        outputs = leaves(call(case))
+        # one weight per float leaf, as weighted_sum_fn pairs them
+        outputs = [leaf for leaf in leaves(call(case)) if jnp.issubdtype(leaf.dtype, jnp.floating)]
         weights = [jnp.asarray(rng.uniform(0.5, 2.0, leaf.shape)) for leaf in outputs]
         f, xs = weighted_sum_fn(case, weights)
         xs = [jnp.asarray(x, jnp.float64) for x in xs]

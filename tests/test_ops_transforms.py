@@ -13,6 +13,7 @@ import pytest
 from op_fixtures import REFERENCE, assert_matches, decode, expected_array, load, resolve
 
 import tfjs_grad as tf
+from tfjs_grad._tensors import EagerOnlyError
 
 _FIXTURES = [load(path.name) for path in sorted(REFERENCE.glob("ops*.json"))]
 _CASES = [case for fixture in _FIXTURES for case in fixture["cases"]]
@@ -20,6 +21,11 @@ _CASES = [case for fixture in _FIXTURES for case in fixture["cases"]]
 # Host-side helpers: no array goes in or out, so there is nothing to trace (their behaviour
 # is checked in test_ops.py).
 _HOST_ONLY = {"dispose", "nextFrame", "util.createShuffledIndices", "util.shuffle"}
+_HOST_ONLY |= {"enclosingPowerOfTwo"}  # ops2_math.json: a Python number in and out
+
+# Ops whose result's shape depends on their inputs' values (a fixture's "eager_only" list):
+# eagerly (array-likes, Variables) they give tfjs's values; traced, they raise EagerOnlyError.
+_EAGER_ONLY = {name for fixture in _FIXTURES for name in fixture.get("eager_only", [])}
 
 # Ops without a value case in the fixture (their numbers are not tfjs's): seeded calls.
 _EXTRA = {
@@ -29,6 +35,10 @@ _EXTRA = {
     "multinomial": [jnp.asarray([[0.0, 1.0, 2.0]]), 3, 4],
     "print": [jnp.asarray([1.0, 2.0])],
     "buffer": [[2], "float32", [1.0, 2.0]],
+    # ops2_math.json's random ops
+    "randomGamma": [[2, 3], 2.0, 0.5, "float32", 5],
+    "randomStandardNormal": [[2, 3], "float32", 6],
+    "randomUniformInt": [[2, 3], 0, 10, 7],
 }
 
 
@@ -84,6 +94,8 @@ def _total(out, weights):
         if jnp.issubdtype(leaf.dtype, jnp.floating):
             w = next(floats, None)
             total = total + jnp.sum(leaf * (1.0 if w is None else w))
+        elif jnp.issubdtype(leaf.dtype, jnp.complexfloating):  # complex, real: both parts
+            total = total + jnp.sum(jnp.real(leaf) + jnp.imag(leaf))
         else:
             total = total + jnp.sum(leaf.astype(jnp.float32))
     return total
@@ -104,6 +116,16 @@ def test_only_host_side_helpers_and_eager_only_ops_are_left_out():
     assert len(_OPS) + len(_HOST_ONLY) + len(_EAGER) == len(set(_TABLE))
 
 
+def _check_eager_only(op, pure, tensors, weights, expected_total):
+    _close(_total(pure(*(np.asarray(t) for t in tensors)), weights), expected_total)
+    variables = [tf.variable(t, trainable=False) for t in tensors]
+    _close(_total(pure(*variables), weights), expected_total)
+    with pytest.raises(EagerOnlyError, match=f"tf.{op} runs eagerly only"):
+        jax.jit(pure)(*tensors)
+    with pytest.raises(EagerOnlyError, match=f"tf.{op} runs eagerly only"):
+        tf.jit(lambda: pure(*variables))()
+
+
 @pytest.mark.parametrize("op", _OPS)
 def test_op_works_everywhere_with_tfjs_values(op):
     args, expected_enc, grads = _spec(op)
@@ -117,6 +139,10 @@ def test_op_works_everywhere_with_tfjs_values(op):
 
     def pure(*xs):
         return _call(op, _with(args, paths, xs))
+
+    if op in _EAGER_ONLY:
+        _check_eager_only(op, pure, tensors, weights, expected_total)
+        return
 
     # array-likes: numpy arrays of the same dtypes
     _close(_total(pure(*(np.asarray(t) for t in tensors)), weights), expected_total)

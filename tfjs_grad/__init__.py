@@ -62,6 +62,18 @@ from .variables import (
     variable,
 )
 
+# -- opsmath (OPS2.md math tables): builtin-named ops, is_nan, tf.math, tf.sparse
+# isort: split
+from .ops import all as all
+from .ops import any as any
+from .ops import complex as complex
+from .ops import is_nan as is_nan
+from .ops import math_ops as math
+from .ops import round as round
+from .ops import sparse as sparse
+
+# -- end of opsmath's block
+
 __all__ = [
     "Reduction",
     "io",
@@ -126,3 +138,4 @@ __all__ += [  # layers and models
 from . import callbacks, metrics  # noqa: E402
 
 __all__ += ["callbacks", "metrics"]
+__all__ += ["math", "sparse"]  # opsmath: tf.math, tf.sparse

@@ -173,6 +173,26 @@ from .pooling import (
 )
 
 # -- end of OPS2.md's nn ops
+# -- opsmath (OPS2.md's math tables): unary.py, binary.py, scans.py (reductions and scans),
+# creation2.py, random_ops.py, math_ops.py (tf.math), sparse.py (tf.sparse), ragged.py
+# isort: split
+from . import binary as _binary
+from . import creation2 as _creation2
+from . import math_ops as math_ops
+from . import ragged as _ragged
+from . import random_ops as _random_ops
+from . import scans as _scans
+from . import sparse as sparse
+from . import unary as _unary
+from .binary import *  # noqa: F403
+from .creation2 import *  # noqa: F403
+from .ragged import *  # noqa: F403
+from .random_ops import *  # noqa: F403
+from .scans import *  # noqa: F403
+from .unary import *  # noqa: F403
+from .unary import is_nan as is_nan
+
+# -- end of opsmath's imports
 
 abs = abs_
 max = max_
@@ -324,4 +344,17 @@ __all__ += [
     "pool",
     "separable_conv2d",
     "separableConv2d",
+]
+
+# -- opsmath: builtin names (all, any, complex, round) are attributes only, as above; so is
+# is_nan, whose camelCase is isNaN (the alias rule would give isNan).
+all = _scans.all_
+any = _scans.any_
+complex = _creation2.complex_
+round = _unary.round_
+__all__ += [
+    name
+    for module in (_unary, _binary, _scans, _creation2, _random_ops, _ragged)
+    for name in module.__all__
+    if not name.endswith("_") and name != "is_nan"
 ]

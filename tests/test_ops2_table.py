@@ -28,6 +28,8 @@ _CHECKED_GROUPS = {
     "Sorting, searching, counting, sets",
     "Async (return an awaitable; data-dependent shapes, eager only)",
     "Linear algebra, einsum, RNN cells",
+    "Convolution and pooling",  # landed from opsnn
+    "Normalization",  # landed from opsnn
 }
 _PENDING = {  # group -> the branch building it
     "Unary math (elementwise)": "opsmath",
@@ -36,8 +38,6 @@ _PENDING = {  # group -> the branch building it
     "Creation": "opsmath",
     "Random": "opsmath",
     "Math, sparse, ragged": "opsmath",
-    "Convolution and pooling": "opsnn",
-    "Normalization": "opsnn",
     "Fused (tf.fused; one object argument)": "opsnn",
     "Spectral (top level and tf.spectral)": "opsnn",
     "Signal (tf.signal)": "opsnn",

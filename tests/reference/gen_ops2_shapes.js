@@ -100,6 +100,10 @@ val('stridedSlice', 'shrink_newaxis', [R([3, 4]), [1, 0, 1], [2, 0, 3], [1, 1, 1
     {grad: false});
 val('stridedSlice', 'ellipsis', [R([2, 3, 4]), [0, 1], [0, 3], [1, 2], 0, 0, 1], {grad: false});
 err('stridedSlice', 'zero_stride', [R([4]), [0], [4], [0]], 'ValueError');
+err('stridedSlice', 'shrink_out_of_range', [R([3, 4]), [0, -5], [1, 0], [1, 1], 0, 0, 0, 0, 2],
+    'ValueError');
+err('stridedSlice', 'shrink_negative_stride', [R([3, 4]), [1], [0], [-1], 0, 0, 0, 0, 1],
+    'ValueError');
 val('scatterND', 'duplicates_add', [I([0, 2, 0], [3, 1]), R([3]), [4]], {grad: false});
 val('scatterND', 'rows', [I([1, 0], [2, 1]), R([2, 3]), [3, 3]], {grad: false});
 err('scatterND', 'count_mismatch', [I([0, 1], [2, 1]), R([3]), [4]], 'ValueError');

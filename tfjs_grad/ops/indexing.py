@@ -68,18 +68,31 @@ def strided_slice(
             raise ValueError(f"strides[{i}] must be non-zero")
     if bin(int(ellipsis_mask)).count("1") > 1:
         raise ValueError("Multiple ellipses in slice is not allowed.")
+    named = sum(
+        not _bit(ellipsis_mask, i) and not _bit(new_axis_mask, i) for i in range(len(begin))
+    )
     index: list[Any] = []
+    dim = 0  # the axis of x that entry i slices
     for i in range(len(begin)):
         if _bit(ellipsis_mask, i):
             index.append(Ellipsis)
-        elif _bit(new_axis_mask, i):
+            dim += x.ndim - named
+            continue
+        if _bit(new_axis_mask, i):
             index.append(None)
-        elif _bit(shrink_axis_mask, i):
-            index.append(begin[i])
+            continue
+        if _bit(shrink_axis_mask, i):
+            if strides[i] <= 0:
+                raise ValueError("only stride 1 allowed on non-range indexing.")
+            forward = begin[i] + x.shape[dim] if begin[i] < 0 and dim < x.ndim else begin[i]
+            if dim >= x.ndim or not 0 <= forward < x.shape[dim]:
+                raise ValueError(f"slice index {forward} of dimension {dim} out of bounds.")
+            index.append(forward)
         else:
             start = None if _bit(begin_mask, i) else begin[i]
             stop = None if _bit(end_mask, i) else end[i]
             index.append(slice(start, stop, strides[i] if i < len(strides) else 1))
+        dim += 1
     return x[tuple(index)]
 
 

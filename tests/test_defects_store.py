@@ -171,3 +171,31 @@ def test_float_of_a_computed_value_inside_f_works_eagerly(read):
         opt = tf.train.sgd(0.01)
         opt.minimize(f)
     np.testing.assert_allclose(w.value, [1.0 - 0.24, 2.0 - 0.48], rtol=1e-6)
+
+
+def test_a_variable_first_read_inside_lax_scan_becomes_an_input_not_a_constant():
+    v = tf.variable(tf.scalar(3.0), trainable=False, name="v")
+
+    @tf.jit
+    def total(x):
+        return jax.lax.scan(lambda c, xi: (c + xi * v, None), 0.0, x)[0]
+
+    assert float(total(jnp.ones(3))) == 9.0
+    v.assign(tf.scalar(5.0))
+    assert float(total(jnp.ones(3))) == 15.0
+    assert total.trace_count == 1
+
+
+def test_jit_loop_traces_once_and_reads_the_current_value_of_a_read_only_variable():
+    w = tf.variable(tf.tensor1d([1.0, 1.0]), name="w")
+    scale = tf.variable(tf.scalar(1.0), trainable=False, name="scale")
+    opt = tf.train.sgd(0.1)
+
+    @tf.jit_loop
+    def train(x):
+        return opt.minimize(lambda: ((w * x * scale) ** 2).sum(), return_cost=True)
+
+    np.testing.assert_allclose(train(tf.ones([2, 2])), [2.0, 1.28], rtol=1e-6)  # w: 1, 0.8
+    scale.assign(tf.scalar(2.0))  # cost 2 * 4 w^2 for w = 0.64, then w <- 0.2 w
+    np.testing.assert_allclose(train(tf.ones([2, 2])), [8 * 0.64**2, 8 * 0.128**2], rtol=1e-5)
+    assert train.trace_count == 1

@@ -11,6 +11,7 @@ so those ops are differentiable in their coordinates too. The non-max suppressio
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections.abc import Generator, Sequence
 from typing import Any
@@ -327,6 +328,22 @@ def crop_and_resize(
         raise ValueError(f"cropSize must be atleast [1,1], but was {','.join(map(str, crop_size))}")
     if method not in ("bilinear", "nearest"):
         raise ValueError(f"method must be bilinear or nearest, but was {method}")
+    size = (int(crop_size[0]), int(crop_size[1]))
+    return _crop_kernel(image, boxes, box_ind, size, method, float(extrapolation_value))
+
+
+# one compiled program per configuration: eagerly, op-by-op dispatch would compile each of
+# its many small steps separately
+@functools.partial(jax.jit, static_argnums=(3, 4, 5))
+def _crop_kernel(
+    image: jax.Array,
+    boxes: jax.Array,
+    box_ind: jax.Array,
+    crop_size: tuple[int, int],
+    method: str,
+    extrapolation_value: float,
+) -> jax.Array:
+    n = boxes.shape[0]
     batch, height, width, _ = image.shape
 
     def positions(low: jax.Array, high: jax.Array, size: int, crop: int) -> jax.Array:
@@ -431,8 +448,21 @@ def transform(
         raise ValueError(
             f"Error in Transform: Expect 'nearest' or 'bilinear', but got {interpolation}"
         )
+    shape = None if output_shape is None else (int(output_shape[0]), int(output_shape[1]))
+    return _transform_kernel(image, transforms, interpolation, fill_mode, float(fill_value), shape)
+
+
+@functools.partial(jax.jit, static_argnums=(2, 3, 4, 5))
+def _transform_kernel(
+    image: jax.Array,
+    transforms: jax.Array,
+    interpolation: str,
+    fill_mode: str,
+    fill_value: float,
+    output_shape: tuple[int, int] | None,
+) -> jax.Array:
     batch, height, width, _ = image.shape
-    out_h, out_w = (height, width) if output_shape is None else map(int, output_shape)
+    out_h, out_w = (height, width) if output_shape is None else output_shape
     t = jnp.broadcast_to(transforms, (batch, 8))[:, :, None, None]
     y, x = jnp.meshgrid(
         jnp.arange(out_h, dtype=t.dtype), jnp.arange(out_w, dtype=t.dtype), indexing="ij"

@@ -52,6 +52,13 @@ from .ops import print as print
 from .ops import range as range
 from .ops import slice as slice
 from .ops import sum as sum
+
+# isort: split
+# OPS2.md's sub-namespaces tf.fused, tf.image, tf.signal, tf.spectral (helper opsnn's block)
+from .ops import fused as fused
+from .ops import image as image
+from .ops import signal as signal
+from .ops import spectral as spectral
 from .train import NamedTensor, Optimizer
 from .variables import (
     Variable,

@@ -134,6 +134,10 @@ from .utilities import (
 # -- OPS2.md's convolution, pooling, normalization, fused, spectral, signal and image ops
 # (convolution.py, pooling.py, normalization.py; the sub-namespaces fused, spectral, signal,
 # image are modules of their own)
+from . import fused as fused
+from . import image as image
+from . import signal as signal
+from . import spectral as spectral
 from .convolution import (
     conv1d,
     conv2d_transpose,
@@ -171,6 +175,7 @@ from .pooling import (
     maxPoolWithArgmax,
     pool,
 )
+from .spectral import fft, ifft, irfft, rfft
 
 # -- end of OPS2.md's nn ops
 # -- opsmath (OPS2.md's math tables): unary.py, binary.py, scans.py (reductions and scans),
@@ -313,6 +318,10 @@ __all__ = [
 __all__.extend(_opsshapes.__all__)  # OPS2.md groups of helper opsshapes (see _opsshapes.py)
 # OPS2.md's nn ops (the block above)
 __all__ += [
+    "fft",
+    "ifft",
+    "irfft",
+    "rfft",
     "MaxPoolWithArgmax",
     "avg_pool3d",
     "avgPool3d",

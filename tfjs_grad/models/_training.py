@@ -817,11 +817,13 @@ class _Progress:
         self.verbose, self.epochs, self.batches = verbose, epochs, batches
         self.bar: Any = None
         self.last = 0.0
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:  # pragma: no cover (tqdm is in the demo/test extras)
-            tqdm = None
-        self.tqdm = tqdm if verbose == 1 else None
+        self.tqdm = None
+        if verbose == 1:
+            try:
+                from tqdm import tqdm
+            except ImportError:  # pragma: no cover (tqdm is in the demo/test extras)
+                tqdm = None
+            self.tqdm = tqdm
 
     def start(self, epoch: int) -> None:
         if self.tqdm is not None:

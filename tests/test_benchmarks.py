@@ -8,6 +8,7 @@ import pathlib
 import shutil
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -121,9 +122,41 @@ def test_update_readme_rewrites_only_between_the_markers(tmp_path):
     assert readme.read_text() == head + "| new | table |\n" + tail
 
 
+_FLOAT_FIELDS = ("xs", "ys", "init")
+
+
+def _assert_same_data(committed, generated):
+    """Equal, with floats to a few float32 ulps: numpy's SIMD kernels (`power`, ...) differ
+    by an ulp between CPUs (AVX2 and AVX-512), so no test compares computed floats with a
+    committed file bit for bit."""
+    assert {k: v for k, v in committed.items() if k not in _FLOAT_FIELDS} == {
+        k: v for k, v in generated.items() if k not in _FLOAT_FIELDS
+    }
+    assert list(committed["init"]) == list(generated["init"])
+    for key in _FLOAT_FIELDS:
+        ours, theirs = (
+            np.float32(list(d[key].values()) if key == "init" else d[key])
+            for d in (generated, committed)
+        )
+        np.testing.assert_array_max_ulp(ours, theirs, maxulp=4)
+
+
 def test_polynomial_data_file_is_what_its_generator_writes():
     committed = json.loads(_polynomial.DATA.read_text())
-    assert committed == json.loads(json.dumps(_polynomial.generate()))
+    _assert_same_data(committed, json.loads(json.dumps(_polynomial.generate())))
+
+
+def test_polynomial_data_check_passes_on_a_cpu_whose_power_differs_by_an_ulp():
+    committed = json.loads(_polynomial.DATA.read_text())
+    other_cpu = json.loads(json.dumps(_polynomial.generate()))
+    ys = np.float32(other_cpu["ys"])
+    ys[[3, 17, 42, 99]] = np.nextafter(ys[[3, 17, 42, 99]], np.float32(2))  # AVX2's power
+    other_cpu["ys"] = [float(v) for v in ys]
+    _assert_same_data(committed, other_cpu)
+    ys[5] += np.float32(1e-3)  # a real change is still caught
+    other_cpu["ys"] = [float(v) for v in ys]
+    with pytest.raises(AssertionError):
+        _assert_same_data(committed, other_cpu)
 
 
 def test_mlp_variants_train_alike():

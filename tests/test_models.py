@@ -6,10 +6,16 @@ tests/reference/layers.json (tests/test_layers.py and the fixture tests below).
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import tfjs_grad as tf
+from tfjs_grad.layers.base import original_name
 
 
 def _dense_ref(x, k, b, act=lambda v: v):
@@ -77,8 +83,6 @@ def test_weight_names_are_unique_for_the_process():
     second = tf.sequential(layers=[tf.layers.dense(units=1, inputShape=[2], name="twin_models")])
     assert names == ["twin_models/kernel", "twin_models/bias"]
     assert [w.name for w in second.weights] == ["twin_models/kernel_1", "twin_models/bias_1"]
-    from tfjs_grad.layers.base import original_name
-
     assert [original_name(w) for w in second.weights] == names
 
 
@@ -158,3 +162,155 @@ def test_trainable_false_freezes_variables():
     model.trainable = False
     assert model.trainableWeights == []
     assert all(not w.trainable for w in model.weights)
+
+
+# -- against tfjs 4.22: tests/reference/layers.json "models" and layers_models/ -------------
+
+_REFERENCE = Path(__file__).parent / "reference"
+_FIXTURE = json.loads((_REFERENCE / "layers.json").read_text())
+_MODELS = _FIXTURE["models"]
+_HAS_TFJS = (
+    shutil.which("node") is not None
+    and (_REFERENCE / "node_modules" / "@tensorflow" / "tfjs" / "package.json").exists()
+)
+_needs_tfjs = pytest.mark.skipif(
+    not _HAS_TFJS,
+    reason="Node or tfjs missing: run `cd tests/reference && npm install --no-audit --no-fund`",
+)
+
+
+def _arr(entry):
+    return np.asarray(entry["values"], np.float32).reshape(entry["shape"])
+
+
+def _inputs(case):
+    xs = [_arr(x) for x in case["inputs"]]
+    return xs[0] if len(xs) == 1 else xs
+
+
+def _norm(lines):
+    return [" ".join(line.split()) for line in lines]
+
+
+def _load(name):
+    return tf.loadLayersModel(f"file://{_REFERENCE / _MODELS[name]['dir'] / 'model.json'}")
+
+
+@pytest.mark.parametrize("name", sorted(_MODELS))
+def test_tfjs_saved_model_loads_and_predicts(name):
+    case = _MODELS[name]
+    model = _load(name)
+    assert [la.name for la in model.layers] == case["layer_names"]
+    assert [original_name(w) for w in model.weights] == [w["name"] for w in case["weights"]]
+    assert [original_name(w) for w in model.trainableWeights] == case["trainable_names"]
+    for w, want in zip(model.weights, case["weights"], strict=True):
+        np.testing.assert_array_equal(np.asarray(w.read()).ravel(), np.float32(want["values"]))
+    got = model.predict(_inputs(case))
+    got = got if isinstance(got, list) else [got]
+    for g, want in zip(got, case["predictions"], strict=True):
+        np.testing.assert_allclose(np.asarray(g), _arr(want), rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("name", sorted(_MODELS))
+def test_topology_and_summary_match_tfjs(name):
+    case = _MODELS[name]
+    model = _load(name)
+    assert model.toJSON(None, False) == case["json"]
+    lines: list[str] = []
+    model.summary(printFn=lines.append)
+    assert _norm(lines) == _norm(case["summary"])
+
+
+@pytest.mark.parametrize("name", sorted(_MODELS))
+def test_save_and_reload_round_trip(name, tmp_path):
+    case = _MODELS[name]
+    model = _load(name)
+    result = model.save(f"file://{tmp_path / 'saved'}")
+    assert result.modelArtifactsInfo["modelTopologyType"] == "JSON"
+    saved = json.loads((tmp_path / "saved" / "model.json").read_text())
+    assert saved["format"] == "layers-model"
+    assert saved["modelTopology"] == case["json"]
+    names = [w["name"] for w in saved["weightsManifest"][0]["weights"]]
+    assert names == [w["name"] for w in case["weights"]]  # original names, model order
+    again = tf.loadLayersModel(f"file://{tmp_path / 'saved' / 'model.json'}")
+    a, b = model.predict(_inputs(case)), again.predict(_inputs(case))
+    for x, y in zip(a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+@_needs_tfjs
+@pytest.mark.parametrize("name", ["cnn", "two_inputs", "rnn"])
+def test_tfjs_loads_models_saved_here(name, tmp_path):
+    case = _MODELS[name]
+    model = _load(name)
+    model.save(f"file://{tmp_path / 'm'}")
+    (tmp_path / "inputs.json").write_text(json.dumps(case["inputs"]))
+    out = subprocess.run(
+        [
+            "node",
+            str(_REFERENCE / "check_layers_model.js"),
+            str(tmp_path / "m"),
+            str(tmp_path / "inputs.json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["layer_names"] == case["layer_names"]
+    assert report["weight_names"] == [w["name"] for w in case["weights"]]
+    ours = model.predict(_inputs(case))
+    for g, want in zip(ours if isinstance(ours, list) else [ours], report["predictions"]):
+        np.testing.assert_allclose(np.asarray(g), _arr(want), rtol=2e-5, atol=2e-5)
+
+
+def test_tfjs_loads_a_model_built_here(tmp_path):
+    """A model built (not loaded) here, with auto names, read back by tfjs when present."""
+    x = tf.input(shape=[3])
+    h = tf.layers.dense(units=4, activation="relu").apply(x)
+    h = tf.layers.batchNormalization().apply(h)
+    y = tf.layers.dense(units=2, activation="softmax").apply(h)
+    model = tf.model(inputs=x, outputs=y)
+    xs = np.random.default_rng(3).normal(size=(2, 3)).astype(np.float32)
+    model.save(f"file://{tmp_path / 'm'}")
+    again = tf.loadLayersModel(f"file://{tmp_path / 'm'}")
+    np.testing.assert_array_equal(np.asarray(again.predict(xs)), np.asarray(model.predict(xs)))
+    if not _HAS_TFJS:
+        pytest.skip("Node or tfjs missing: the tfjs half of this check did not run")
+    (tmp_path / "inputs.json").write_text(
+        json.dumps([{"shape": [2, 3], "values": xs.ravel().tolist()}])
+    )
+    out = subprocess.run(
+        [
+            "node",
+            str(_REFERENCE / "check_layers_model.js"),
+            str(tmp_path / "m"),
+            str(tmp_path / "inputs.json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    np.testing.assert_allclose(
+        np.asarray(model.predict(xs)), _arr(report["predictions"][0]), rtol=2e-5, atol=2e-5
+    )
+
+
+def test_error_messages_are_tfjs_words():
+    errors = _FIXTURE["errors"]
+    model = tf.sequential(layers=[tf.layers.dense(units=2, inputShape=[4], name="err_d")])
+    with pytest.raises(ValueError) as info:
+        model.predict(np.zeros((2, 3), np.float32))
+    assert str(info.value) == errors["predict_shape"]
+    with pytest.raises(ValueError) as info:
+        model.predict(np.zeros((2, 3, 4), np.float32))
+    assert str(info.value) == errors["predict_rank"]
+    with pytest.raises(ValueError) as info:
+        model.setWeights([np.zeros((3, 2)), np.zeros(2)])
+    assert str(info.value) == errors["set_weights_shape"]
+    with pytest.raises(ValueError) as info:
+        tf.sequential().add(tf.layers.dense(units=2))
+    assert str(info.value) == errors["first_layer"]

@@ -5,8 +5,19 @@
 [2.0, 4.0, 6.0]
 """
 
-# -- layers and models (tfjs_grad/layers, tfjs_grad/models) ---------------------------
-from . import constraints, initializers, io, layers, losses, models, ops, regularizers, train, util
+from . import (
+    constraints,
+    initializers,
+    io,
+    layers,
+    linalg,  # opsshapes: tf.linalg (bandPart, gramSchmidt, qr)
+    losses,
+    models,
+    ops,
+    regularizers,
+    train,
+    util,
+)
 from .functional import functionalize, get_state, getState, set_state, setState
 from .gradients import (
     ValueAndGrad,
@@ -54,6 +65,7 @@ from .variables import (
 __all__ = [
     "Reduction",
     "io",
+    "linalg",  # opsshapes
     "losses",
     "Memory",
     "dispose",

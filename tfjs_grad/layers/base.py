@@ -205,6 +205,9 @@ class Layer:
         self._constraints: list[tuple[Variable, _constraints.Constraint]] = []
         self.inputSpec: list[dict[str, Any]] | None = None
         self.supportsMasking = False
+        # A wrapper building this layer names its weights under its own scope (tfjs's
+        # nameScope): `time_distributed/kernel`, `bidirectional/forward_lstm/kernel`.
+        self._weight_scope: str | None = None
 
     # -- names and config ------------------------------------------------------------
     def getClassName(self) -> str:
@@ -248,7 +251,7 @@ class Layer:
     def add_weight(
         self,
         name: str,
-        shape: Sequence[int],
+        shape: Sequence[Any],
         initializer: Any = "zeros",
         regularizer: Any = None,
         constraint: Any = None,
@@ -257,7 +260,7 @@ class Layer:
     ) -> Variable:
         """A new weight `<layer>/<name>` (a tf.Variable), initialized and registered."""
         init = _initializers.get(initializer)
-        full = f"{self.name}/{name}"
+        full = f"{self._weight_scope or self.name}/{name}"
         value = init.apply([int(d) for d in shape], dtype)
         var = Variable(
             value, trainable=trainable and self._trainable, name=unique_weight_name(full)

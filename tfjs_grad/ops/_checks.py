@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import math
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
 import numpy as np
 
 from . import _js
@@ -27,6 +31,111 @@ def shape_arg(shape: Any) -> tuple[int, ...]:
             f"[{_js.array(dims)}]."
         )
     return tuple(int(d) for d in dims)
+
+
+MAX_ELEMENTS = 2**31 - 1
+"""The most elements one tensor may have: tfjs's sizes and indices are int32."""
+
+
+@functools.cache
+def _memory_budget() -> int | None:
+    """Bytes the default device can hold at most (None when it does not say)."""
+    try:
+        stats = jax.devices()[0].memory_stats() or {}
+    except Exception:  # a backend without memory statistics
+        stats = {}
+    if "bytes_limit" in stats:
+        return int(stats["bytes_limit"])
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return None
+
+
+def _count_text(n: float) -> str:
+    return str(int(n)) if math.isfinite(n) else _js.number(n)
+
+
+def check_size(count: float, fn: str, argument: str, dtype: Any = None, what: str = "") -> int:
+    """`count` elements (of `dtype`), checked before anything is allocated: an int at most
+    `MAX_ELEMENTS` whose bytes fit in the device's memory, else ValueError naming the op and
+    the argument that asked for them. Every op whose result's size comes from an argument
+    (a shape, a depth, reps, a count) calls it with that size.
+
+    >>> from tfjs_grad.ops import _checks
+    >>> _checks.check_size(6, "zeros", "shape")
+    6
+    >>> _checks.check_size(2**40, "zeros", "shape")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: Argument 'shape' passed to 'zeros' asks for a tensor of 1099511627776 elements...
+    """
+    detail = f" ({what})" if what else ""
+    if not count <= MAX_ELEMENTS:  # also NaN
+        raise ValueError(
+            f"Argument '{argument}' passed to '{fn}' asks for a tensor of "
+            f"{_count_text(count)} elements{detail}, but a tensor holds at most "
+            f"{MAX_ELEMENTS} elements"
+        )
+    count = int(count)
+    if dtype is not None:
+        nbytes = count * np.dtype(dtype).itemsize
+        budget = _memory_budget()
+        if budget is not None and nbytes > budget:
+            raise ValueError(
+                f"Argument '{argument}' passed to '{fn}' asks for a tensor of {count} "
+                f"elements{detail}, {nbytes} bytes of {np.dtype(dtype).name}, more than the "
+                f"device's memory ({budget} bytes)"
+            )
+    return count
+
+
+def product(values: Any) -> float:
+    """The product of dims (Python ints stay exact; inf or NaN in any factor gives inf).
+
+    >>> from tfjs_grad.ops import _checks
+    >>> _checks.product([2**40, 2**40]), _checks.product([3, float("inf")])
+    (1208925819614629174706176, inf)
+    """
+    result: float = 1
+    for v in values:
+        v = v if isinstance(v, (int, np.integer)) else float(v)
+        if isinstance(v, float) and not math.isfinite(v):
+            return math.inf
+        result *= int(v) if isinstance(v, np.integer) else v
+    return result
+
+
+def sized_shape(shape: Any, fn: str, dtype: Any = None, argument: str = "shape") -> tuple[int, ...]:
+    """`shape_arg(shape)`, with its size checked by `check_size` (named as `argument`).
+
+    >>> from tfjs_grad.ops import _checks
+    >>> _checks.sized_shape([2, 3], "ones")
+    (2, 3)
+    """
+    dims = shape_arg(shape)
+    check_size(math.prod(dims), fn, argument, dtype, f"shape [{_js.array(dims)}]")
+    return dims
+
+
+def integer_arg(value: Any, fn: str, argument: str) -> int:
+    """A count argument (a depth, a number of samples) as an int, or TypeError naming it.
+
+    >>> from tfjs_grad.ops import _checks
+    >>> _checks.integer_arg(3.0, "oneHot", "depth")
+    3
+    >>> _checks.integer_arg(float("inf"), "oneHot", "depth")
+    Traceback (most recent call last):
+    TypeError: Argument 'depth' passed to 'oneHot' must be an integer, but got Infinity
+    """
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+        or not float(value).is_integer()
+    ):
+        got = _js.number(float(value)) if isinstance(value, (float, np.floating)) else repr(value)
+        raise TypeError(f"Argument '{argument}' passed to '{fn}' must be an integer, but got {got}")
+    return int(value)
 
 
 def axes(axis: int | Sequence[int] | None, rank: int) -> tuple[int, ...]:

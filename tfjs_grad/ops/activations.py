@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._tensors import FLOAT, NUMERIC, ArrayLike, op
 from . import _checks
@@ -96,6 +97,11 @@ def leaky_relu(x: ArrayLike, alpha: float = 0.2) -> jax.Array:
     >>> tf.leaky_relu([-1, 2])
     Array([-0.2,  2. ], dtype=float32)
     """
+    if isinstance(alpha, (bool, str)) or np.ndim(alpha) != 0:
+        raise TypeError(
+            "Argument 'alpha' passed to 'leakyRelu' must be a number, but got "
+            f"'{type(alpha).__name__}'"
+        )
     return jax.nn.leaky_relu(_float(x), alpha)
 
 

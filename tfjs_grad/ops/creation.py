@@ -184,7 +184,8 @@ def zeros(shape: Shape, dtype: Any = "float32") -> jax.Array:
     >>> tf.zeros([2])
     Array([0., 0.], dtype=float32)
     """
-    return jnp.zeros(_checks.shape_arg(shape), to_dtype(dtype))
+    target = to_dtype(dtype)
+    return jnp.zeros(_checks.sized_shape(shape, "zeros", target), target)
 
 
 @op("ones")
@@ -195,7 +196,8 @@ def ones(shape: Shape, dtype: Any = "float32") -> jax.Array:
     >>> tf.ones([2], "int32")
     Array([1, 1], dtype=int32)
     """
-    return jnp.ones(_checks.shape_arg(shape), to_dtype(dtype))
+    target = to_dtype(dtype)
+    return jnp.ones(_checks.sized_shape(shape, "ones", target), target)
 
 
 @op("zerosLike", x=NUMERIC)
@@ -229,10 +231,10 @@ def fill(shape: Shape, value: Any, dtype: Any = None) -> jax.Array:
     Array([[3., 3.],
            [3., 3.]], dtype=float32)
     """
-    shape = _checks.shape_arg(shape)
     if dtype is None:
         dtype = "bool" if isinstance(value, (bool, np.bool_)) else "float32"
-    return jnp.full(shape, value, to_dtype(dtype))
+    target = to_dtype(dtype)
+    return jnp.full(_checks.sized_shape(shape, "fill", target), value, target)
 
 
 @op("linspace")
@@ -245,7 +247,8 @@ def linspace(start: float, stop: float, num: int) -> jax.Array:
     """
     if num <= 0:
         raise ValueError("The number of values should be positive.")
-    return jnp.linspace(start, stop, int(num), dtype=jnp.float32)
+    count = _checks.check_size(num, "linspace", "num", jnp.float32, f"num {_js.number(num)}")
+    return jnp.linspace(start, stop, count, dtype=jnp.float32)
 
 
 @op("range")
@@ -266,10 +269,13 @@ def range_(start: float, stop: float, step: float = 1, dtype: Any = "float32") -
     if start == stop or (start < stop and step < 0) or (stop < start and step > 1):
         count = 0
     else:
-        count = abs(math.ceil((stop - start) / step))
+        span = (stop - start) / step
+        count = abs(math.ceil(span)) if math.isfinite(span) else math.inf
         if stop < start and step == 1:
             step = -1
     target = to_dtype(dtype)
+    where = f"from {_js.number(start)} to {_js.number(stop)} by {_js.number(step)}"
+    count = _checks.check_size(count, "range", "stop", target, where)
     if all(float(v).is_integer() for v in (start, step)) and not jnp.issubdtype(
         target, jnp.floating
     ):
@@ -299,6 +305,8 @@ def one_hot(
     """
     if depth < 2:
         raise ValueError(f"Error in oneHot: depth must be >=2, but it is {_js.number(depth)}")
+    where = f"indices shape [{_js.array(indices.shape)}], depth {_js.number(depth)}"
+    _checks.check_size(indices.size * depth, "oneHot", "depth", to_dtype(dtype), where)
     hot = jax.nn.one_hot(indices, int(depth), dtype=jnp.bool_)
     return jnp.where(hot, on_value, off_value).astype(to_dtype(dtype))
 
@@ -333,7 +341,7 @@ def random_uniform(
     >>> bool((x >= 2).all() and (x < 5).all()), x.dtype
     (True, dtype('float32'))
     """
-    shape = _checks.shape_arg(shape)
+    shape = _checks.sized_shape(shape, "randomUniform", jnp.float32)
     target = to_dtype(dtype)
     draw = jax.random.uniform(_rng.next_key(seed), shape, jnp.float32, minval, maxval)
     if jnp.issubdtype(target, jnp.floating):
@@ -358,7 +366,7 @@ def random_normal(
     >>> bool((tf.random_normal([2, 2], seed=1) == tf.random_normal([2, 2], seed=1)).all())
     True
     """
-    shape = _checks.shape_arg(shape)
+    shape = _checks.sized_shape(shape, "randomNormal", jnp.float32)
     target = _check_random_dtype(dtype)
     draw = mean + stddev * jax.random.normal(_rng.next_key(seed), shape, jnp.float32)
     if jnp.issubdtype(target, jnp.floating):
@@ -383,7 +391,7 @@ def truncated_normal(
     >>> bool((x >= 0).all() and (x <= 2).all())
     True
     """
-    shape = _checks.shape_arg(shape)
+    shape = _checks.sized_shape(shape, "truncatedNormal", jnp.float32)
     target = _check_random_dtype(dtype)
     unit = jax.random.truncated_normal(_rng.next_key(seed), -2.0, 2.0, shape, jnp.float32)
     draw = mean + stddev * unit
@@ -419,6 +427,9 @@ def multinomial(
     if logits.ndim > 2:
         raise ValueError(f"Rank of probabilities must be 1 or 2, but is {logits.ndim}")
     batched = logits.reshape(1, -1) if logits.ndim == 1 else logits
+    where = f"{batched.shape[0]} distributions, num_samples {_js.number(num_samples)}"
+    count = batched.shape[0] * num_samples
+    _checks.check_size(count, "multinomial", "numSamples", jnp.int32, where)
     batched = batched.astype(jnp.promote_types(batched.dtype, jnp.float32))
     if normalized:
         batched = jnp.log(batched)

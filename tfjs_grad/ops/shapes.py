@@ -351,14 +351,18 @@ def tile(x: ArrayLike, reps: Sequence[int]) -> jax.Array:
     >>> tf.tile([1, 2], [2])
     Array([1., 2., 1., 2.], dtype=float32)
     """
-    reps = [int(r) for r in reps]
+    reps = list(reps)
     if len(reps) != x.ndim:
         # tfjs's message says "transpose" here too
         raise ValueError(
             f"Error in transpose: rank of input {x.ndim} must match length of reps "
             f"{_js.array(reps)}."
         )
-    return jnp.tile(x, reps)
+    where = f"x shape [{_js.array(x.shape)}], reps [{_js.array(reps)}]"
+    _checks.check_size(
+        _checks.product(d * r for d, r in zip(x.shape, reps)), "tile", "reps", x.dtype, where
+    )
+    return jnp.tile(x, [int(r) for r in reps])
 
 
 @op("pad", x=NUMERIC)
@@ -372,12 +376,15 @@ def pad(x: ArrayLike, paddings: Sequence[Sequence[int]], constant_value: float =
     """
     if x.ndim == 0:
         raise ValueError("pad(scalar) is not defined. Pass non-scalar to pad")
-    widths = [(int(before), int(after)) for before, after in paddings]
-    if len(widths) != x.ndim:
+    pairs = [(before, after) for before, after in paddings]
+    if len(pairs) != x.ndim:
         raise ValueError(
             f"Error in pad: paddings must have one [before, after] pair per axis of x "
-            f"(rank {x.ndim}), but got {len(widths)}"
+            f"(rank {x.ndim}), but got {len(pairs)}"
         )
+    padded = _checks.product(d + before + after for d, (before, after) in zip(x.shape, pairs))
+    _checks.check_size(padded, "pad", "paddings", x.dtype, f"x shape [{_js.array(x.shape)}]")
+    widths = [(int(before), int(after)) for before, after in pairs]
     return jnp.pad(x, widths, constant_values=jnp.asarray(constant_value).astype(x.dtype))
 
 

@@ -58,7 +58,7 @@ class TensorBuffer:
     """
 
     def __init__(self, shape: Shape, dtype: str = "float32", values: Any = None):
-        self.shape = _checks.shape_arg(shape)
+        self.shape = _checks.sized_shape(shape, "buffer", to_dtype(dtype))
         self.dtype = dtype
         self.size = int(np.prod(self.shape))
         self.rank = len(self.shape)
@@ -224,6 +224,7 @@ def create_shuffled_indices(n: int) -> np.ndarray:
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"createShuffledIndices() needs a non-negative integer, but got {n!r}")
+    _checks.check_size(n, "createShuffledIndices", "n", np.uint32)
     indices = np.arange(int(n), dtype=np.uint32)
     shuffle(indices)
     return indices

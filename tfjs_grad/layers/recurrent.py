@@ -1,0 +1,346 @@
+"""Recurrent layers: simpleRNN, lstm, gru over `[batch, steps, features]`, h0 = 0.
+
+Weights: `kernel [in, g*units]`, `recurrent_kernel [units, g*units]`, `bias [g*units]`, gate
+blocks in tfjs's order (LSTM i, f, c, o; GRU z, r, h). The recurrent activation defaults to
+hardSigmoid (`clip(0.2x + 0.5, 0, 1)`); GRU updates `h = z*h_prev + (1-z)*hh` with the reset
+applied before the recurrent matmul (`resetAfter` false). The time loop is a `lax.scan`.
+
+>>> import numpy as np
+>>> import tfjs_grad as tf
+>>> rnn = tf.layers.lstm(units=2, returnSequences=True)
+>>> np.asarray(rnn.apply(np.zeros((1, 3, 4), np.float32))).shape
+(1, 3, 2)
+>>> [w.shape for w in rnn.weights]
+[(4, 8), (2, 8), (8,)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import jax
+import jax.numpy as jnp
+
+from .. import _rng
+from .. import constraints as _constraints
+from .. import initializers as _initializers
+from .. import regularizers as _regularizers
+from .._config import REQUIRED
+from . import activations
+from .base import Layer
+
+
+class _UnitForgetBias(_initializers.Initializer):
+    """Bias with ones in the forget-gate block (LSTM's `unitForgetBias`)."""
+
+    className = "UnitForgetBias"
+
+    def __init__(self, base: _initializers.Initializer, units: int):
+        super().__init__()
+        self.base, self.units = base, units
+
+    def _make(self, shape: tuple[int, ...]) -> Any:
+        u = self.units
+        return jnp.concatenate([self.base.apply([u]), jnp.ones((u,)), self.base.apply([2 * u])])
+
+
+class _RNN(Layer):
+    gates: ClassVar[int] = 1
+    _KEYS: ClassVar[dict[str, Any]] = {
+        "units": REQUIRED,
+        "activation": "tanh",
+        "useBias": True,
+        "kernelInitializer": "glorotNormal",
+        "recurrentInitializer": "orthogonal",
+        "biasInitializer": "zeros",
+        "kernelRegularizer": None,
+        "recurrentRegularizer": None,
+        "biasRegularizer": None,
+        "activityRegularizer": None,
+        "kernelConstraint": None,
+        "recurrentConstraint": None,
+        "biasConstraint": None,
+        "dropout": 0.0,
+        "recurrentDropout": 0.0,
+        "returnSequences": False,
+        "returnState": False,
+        "goBackwards": False,
+        "stateful": False,
+        "unroll": False,
+        "inputDim": None,
+        "inputLength": None,
+        "cell": None,
+    }
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        a = self._args
+        if a["stateful"]:
+            raise NotImplementedError("stateful RNN layers are not supported by tfjs_grad")
+        if a["cell"] is not None:
+            raise NotImplementedError("tf.layers.rnn with a custom cell is not supported")
+        self.units = int(a["units"])
+        self.activation = activations.canonical(a["activation"])
+        self.useBias = bool(a["useBias"])
+        self.kernelInitializer = _initializers.get(a["kernelInitializer"])
+        self.recurrentInitializer = _initializers.get(a["recurrentInitializer"])
+        self.biasInitializer = _initializers.get(a["biasInitializer"])
+        self.kernelRegularizer = _regularizers.get(a["kernelRegularizer"])
+        self.recurrentRegularizer = _regularizers.get(a["recurrentRegularizer"])
+        self.biasRegularizer = _regularizers.get(a["biasRegularizer"])
+        self.activityRegularizer = _regularizers.get(a["activityRegularizer"])
+        self.kernelConstraint = _constraints.get(a["kernelConstraint"])
+        self.recurrentConstraint = _constraints.get(a["recurrentConstraint"])
+        self.biasConstraint = _constraints.get(a["biasConstraint"])
+        self.dropout = min(1.0, max(0.0, float(a["dropout"] or 0)))
+        self.recurrentDropout = min(1.0, max(0.0, float(a["recurrentDropout"] or 0)))
+        self.returnSequences = bool(a["returnSequences"])
+        self.returnState = bool(a["returnState"])
+        self.goBackwards = bool(a["goBackwards"])
+        self.stateful = False
+        self.unroll = bool(a["unroll"])
+        if self.batchInputShape is None and a["inputDim"] is not None:
+            self.batchInputShape = [None, a["inputLength"], a["inputDim"]]
+            self.dtype = self.dtype or "float32"
+        self.inputSpec = [{"ndim": 3}]
+        self.bias: Any = None
+
+    def _bias_initializer(self) -> _initializers.Initializer:
+        return self.biasInitializer
+
+    def build(self, input_shape: Any) -> None:
+        features, width = input_shape[-1], self.gates * self.units
+        self.kernel = self.add_weight(
+            "kernel",
+            [features, width],
+            self.kernelInitializer,
+            self.kernelRegularizer,
+            self.kernelConstraint,
+        )
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel",
+            [self.units, width],
+            self.recurrentInitializer,
+            self.recurrentRegularizer,
+            self.recurrentConstraint,
+        )
+        if self.useBias:
+            self.bias = self.add_weight(
+                "bias", [width], self._bias_initializer(), self.biasRegularizer, self.biasConstraint
+            )
+        self.built = True
+
+    def _initial_states(self, batch: int, dtype: Any) -> tuple[Any, ...]:
+        return (jnp.zeros((batch, self.units), dtype),)
+
+    def _step(
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+    ) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def _mask(self, rate: float, shape: tuple[int, ...], training: bool) -> Any:
+        if not training or rate == 0:
+            return None
+        keep = jax.random.bernoulli(_rng.next_key(None), 1 - rate, (self.gates, *shape))
+        return keep.astype(jnp.float32) / (1 - rate)
+
+    def call(self, inputs: Any, training: bool = False) -> Any:
+        x = jnp.asarray(inputs)
+        batch = x.shape[0]
+        weights = {
+            "kernel": self.kernel.read(),
+            "recurrent": self.recurrent_kernel.read(),
+            "bias": self.bias.read() if self.bias is not None else None,
+        }
+        in_mask = self._mask(self.dropout, (batch, x.shape[-1]), training)
+        rec_mask = self._mask(self.recurrentDropout, (batch, self.units), training)
+        u = self.units
+        kernel = weights["kernel"]
+        if in_mask is None:
+            proj = jnp.matmul(x, kernel)
+        else:  # one dropout mask per gate, the same at every step
+            proj = jnp.concatenate(
+                [
+                    jnp.matmul(x * in_mask[g][:, None, :], kernel[:, g * u : (g + 1) * u])
+                    for g in range(self.gates)
+                ],
+                axis=-1,
+            )
+        if weights["bias"] is not None:
+            proj = proj + weights["bias"]
+        steps = jnp.swapaxes(proj, 0, 1)  # [time, batch, g*units]
+        if self.goBackwards:
+            steps = steps[::-1]
+
+        def body(states: tuple[Any, ...], x_t: Any) -> tuple[tuple[Any, ...], Any]:
+            new = self._step(states, x_t, weights, rec_mask)
+            return new, new[0]
+
+        final, outputs = jax.lax.scan(body, self._initial_states(batch, proj.dtype), steps)
+        output = jnp.swapaxes(outputs, 0, 1) if self.returnSequences else final[0]
+        if self.returnState:
+            return [output, *final]
+        return output
+
+    def _recurrent(self, h: Any, weights: dict[str, Any], rec_mask: Any, g: int) -> Any:
+        u = self.units
+        if rec_mask is not None:
+            h = h * rec_mask[g]
+        return jnp.matmul(h, weights["recurrent"][:, g * u : (g + 1) * u])
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "units": self.units,
+            "activation": activations.pythonic(self.activation),
+        }
+
+    def _tail_config(self) -> dict[str, Any]:
+        return {
+            "kernel_regularizer": _regularizers.serialize(self.kernelRegularizer),
+            "recurrent_regularizer": _regularizers.serialize(self.recurrentRegularizer),
+            "bias_regularizer": _regularizers.serialize(self.biasRegularizer),
+            "activity_regularizer": _regularizers.serialize(self.activityRegularizer),
+            "kernel_constraint": _constraints.serialize(self.kernelConstraint),
+            "recurrent_constraint": _constraints.serialize(self.recurrentConstraint),
+            "bias_constraint": _constraints.serialize(self.biasConstraint),
+            "dropout": self.dropout,
+            "recurrent_dropout": self.recurrentDropout,
+        }
+
+    def _rnn_config(self) -> dict[str, Any]:
+        return {
+            "return_sequences": self.returnSequences,
+            "return_state": self.returnState,
+            "go_backwards": self.goBackwards,
+            "stateful": self.stateful,
+            "unroll": self.unroll,
+        }
+
+    def _initializer_config(self) -> dict[str, Any]:
+        return {
+            "use_bias": self.useBias,
+            "kernel_initializer": _initializers.serialize(self.kernelInitializer),
+            "recurrent_initializer": _initializers.serialize(self.recurrentInitializer),
+            "bias_initializer": _initializers.serialize(self.biasInitializer),
+        }
+
+    def get_config(self) -> dict[str, Any]:
+        base = Layer.get_config(self)
+        return {
+            "name": base.pop("name"),
+            "trainable": base.pop("trainable"),
+            **self._config(),
+            **self._initializer_config(),
+            **self._tail_config(),
+            **self._rnn_config(),
+            **base,
+        }
+
+
+class SimpleRNN(_RNN):
+    """`h = act(x_t K + h R + b)`."""
+
+    className = "SimpleRNN"
+    gates = 1
+
+    def _step(
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+    ) -> tuple[Any, ...]:
+        (h,) = states
+        return (
+            activations.get(self.activation)(x_proj + self._recurrent(h, weights, rec_mask, 0)),
+        )
+
+
+class _Gated(_RNN):
+    _KEYS: ClassVar[dict[str, Any]] = {
+        **_RNN._KEYS,
+        "recurrentActivation": "hardSigmoid",
+        "implementation": None,
+    }
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        self.recurrentActivation = activations.canonical(self._args["recurrentActivation"])
+        self.implementation = self._args["implementation"]
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            **super()._config(),
+            "recurrent_activation": activations.pythonic(self.recurrentActivation),
+        }
+
+
+class LSTM(_Gated):
+    """Long short-term memory; `returnState` gives `[output, h, c]`."""
+
+    className = "LSTM"
+    gates = 4
+    _KEYS: ClassVar[dict[str, Any]] = {**_Gated._KEYS, "unitForgetBias": None}
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        self.unitForgetBias = self._args["unitForgetBias"]
+
+    def _bias_initializer(self) -> _initializers.Initializer:
+        if self.unitForgetBias:
+            return _UnitForgetBias(self.biasInitializer, self.units)
+        return self.biasInitializer
+
+    def _initial_states(self, batch: int, dtype: Any) -> tuple[Any, ...]:
+        zeros = jnp.zeros((batch, self.units), dtype)
+        return (zeros, zeros)
+
+    def _step(
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+    ) -> tuple[Any, ...]:
+        h, c = states
+        u = self.units
+        act = activations.get(self.activation)
+        rec = activations.get(self.recurrentActivation)
+        z = [
+            x_proj[:, g * u : (g + 1) * u] + self._recurrent(h, weights, rec_mask, g)
+            for g in range(4)
+        ]
+        i, f, o = rec(z[0]), rec(z[1]), rec(z[3])
+        c = f * c + i * act(z[2])
+        return (o * act(c), c)
+
+    def _initializer_config(self) -> dict[str, Any]:
+        return {**super()._initializer_config(), "unit_forget_bias": self.unitForgetBias}
+
+    def _tail_config(self) -> dict[str, Any]:
+        return {**super()._tail_config(), "implementation": self.implementation}
+
+
+class GRU(_Gated):
+    """Gated recurrent unit (`resetAfter` false)."""
+
+    className = "GRU"
+    gates = 3
+    _KEYS: ClassVar[dict[str, Any]] = {**_Gated._KEYS, "resetAfter": False}
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        if self._args["resetAfter"]:
+            raise NotImplementedError("GRU with resetAfter: true is not supported (nor by tfjs)")
+
+    def _step(
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+    ) -> tuple[Any, ...]:
+        (h,) = states
+        u = self.units
+        act = activations.get(self.activation)
+        rec = activations.get(self.recurrentActivation)
+        z = rec(x_proj[:, :u] + self._recurrent(h, weights, rec_mask, 0))
+        r = rec(x_proj[:, u : 2 * u] + self._recurrent(h, weights, rec_mask, 1))
+        hh = act(x_proj[:, 2 * u :] + self._recurrent(r * h, weights, rec_mask, 2))
+        return (z * h + (1 - z) * hh,)
+
+    def _tail_config(self) -> dict[str, Any]:
+        return {
+            **super()._tail_config(),
+            "implementation": self.implementation,
+            "reset_after": False,
+        }

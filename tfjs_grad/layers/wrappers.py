@@ -1,0 +1,177 @@
+"""Wrappers: timeDistributed (a layer over every step) and bidirectional (an RNN both ways).
+
+Their weights are the wrapped layers', named under the wrapper as tfjs names them:
+`time_distributed/kernel`, `bidirectional/forward_lstm/kernel`, `.../backward_lstm/...`.
+
+>>> import numpy as np
+>>> import tfjs_grad as tf
+>>> td = tf.layers.timeDistributed(layer=tf.layers.dense(units=2))
+>>> np.asarray(td.apply(np.zeros((1, 3, 4), np.float32))).shape
+(1, 3, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import jax.numpy as jnp
+
+from .._config import REQUIRED
+from ..variables import Variable
+from .base import Layer, registered_class
+
+
+def _deserialize(layer: Any) -> Layer:
+    if isinstance(layer, Layer):
+        return layer
+    if isinstance(layer, Mapping) and "class_name" in layer:
+        cls = registered_class(layer["class_name"])
+        if cls is None:
+            raise ValueError(f"Unknown layer: {layer['class_name']}")
+        return cls.from_config(layer.get("config") or {})
+    raise ValueError(f"The layer of a wrapper must be a Layer, got {type(layer).__name__}")
+
+
+class _Wrapper(Layer):
+    _KEYS: ClassVar[dict[str, Any]] = {"layer": REQUIRED}
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        self.layer = _deserialize(self._args["layer"])
+        if self.batchInputShape is None and self.layer.batchInputShape is not None:
+            self.batchInputShape = list(self.layer.batchInputShape)
+            self.dtype = self.layer.dtype
+
+    def _inner(self) -> list[Layer]:
+        return [self.layer]
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        for inner in self._inner():
+            inner.trainable = value
+
+    @property
+    def trainableWeights(self) -> list[Variable]:
+        if not self._trainable:
+            return []
+        return [w for inner in self._inner() for w in inner.trainableWeights]
+
+    @property
+    def nonTrainableWeights(self) -> list[Variable]:
+        rest = [w for inner in self._inner() for w in inner.nonTrainableWeights]
+        if not self._trainable:
+            return [w for inner in self._inner() for w in inner._trainable_weights] + rest
+        return rest
+
+    trainable_weights = trainableWeights
+    non_trainable_weights = nonTrainableWeights
+
+    def regularization_losses(self) -> list[Any]:
+        return [loss for inner in self._inner() for loss in inner.regularization_losses()]
+
+    def apply_constraints(self) -> None:
+        for inner in self._inner():
+            inner.apply_constraints()
+
+
+class TimeDistributed(_Wrapper):
+    """Apply `layer` to each step of `[batch, steps, ...]`."""
+
+    className = "TimeDistributed"
+
+    def build(self, input_shape: Any) -> None:
+        if len(input_shape) < 3:
+            raise ValueError(
+                "TimeDistributed layer expects an input shape >= 3D, but received input shape "
+                f"{list(input_shape)}"
+            )
+        self.layer._weight_scope = self.name
+        self.layer._maybe_build([input_shape[0], *input_shape[2:]])
+        self.built = True
+
+    def call(self, inputs: Any, training: bool = False) -> Any:
+        batch, steps = inputs.shape[0], inputs.shape[1]
+        flat = inputs.reshape(batch * steps, *inputs.shape[2:])
+        out = self.layer.call(flat, training=training)
+        return out.reshape(batch, steps, *out.shape[1:])
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "layer": {"class_name": self.layer.getClassName(), "config": self.layer.get_config()},
+            **super().get_config(),
+        }
+
+
+_MERGE_MODES = ("sum", "mul", "concat", "ave", None)
+
+
+class Bidirectional(_Wrapper):
+    """An RNN run forwards and backwards; outputs merged by `mergeMode` ('concat')."""
+
+    className = "Bidirectional"
+    _KEYS: ClassVar[dict[str, Any]] = {"layer": REQUIRED, "mergeMode": "concat", "weights": None}
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        self.mergeMode = self._args["mergeMode"]
+        if self.mergeMode not in _MERGE_MODES:
+            raise ValueError(
+                f"Invalid merge mode: {self.mergeMode}; expected one of {list(_MERGE_MODES)}"
+            )
+        cls = type(self.layer)
+        config = self.layer.get_config()
+        self.forwardLayer = cls.from_config({**config, "name": f"forward_{self.layer.name}"})
+        self.backwardLayer = cls.from_config(
+            {
+                **config,
+                "name": f"backward_{self.layer.name}",
+                "go_backwards": not config.get("go_backwards", False),
+            }
+        )
+        self.returnSequences = bool(config.get("return_sequences"))
+        self.returnState = bool(config.get("return_state"))
+
+    def _inner(self) -> list[Layer]:
+        return [self.forwardLayer, self.backwardLayer]
+
+    def build(self, input_shape: Any) -> None:
+        for inner in self._inner():
+            inner._weight_scope = f"{self.name}/{inner.name}"
+            inner._maybe_build(input_shape)
+        self.built = True
+
+    def call(self, inputs: Any, training: bool = False) -> Any:
+        y = self.forwardLayer.call(inputs, training=training)
+        y_rev = self.backwardLayer.call(inputs, training=training)
+        states: list[Any] = []
+        if self.returnState:
+            states = [*y[1:], *y_rev[1:]]
+            y, y_rev = y[0], y_rev[0]
+        if self.returnSequences:
+            y_rev = jnp.flip(y_rev, axis=1)
+        if self.mergeMode == "concat":
+            out: Any = jnp.concatenate([y, y_rev], axis=-1)
+        elif self.mergeMode == "sum":
+            out = y + y_rev
+        elif self.mergeMode == "ave":
+            out = (y + y_rev) / 2
+        elif self.mergeMode == "mul":
+            out = y * y_rev
+        else:
+            out = [y, y_rev]
+        if self.returnState:
+            return [*(out if isinstance(out, list) else [out]), *states]
+        return out
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "merge_mode": self.mergeMode,
+            "layer": {"class_name": self.layer.getClassName(), "config": self.layer.get_config()},
+            **super().get_config(),
+        }

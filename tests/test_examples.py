@@ -249,16 +249,6 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
         return tf.tensor2d([[step["action"]]], [1, 1], "int32")
 
     monkeypatch.setattr(tf, "multinomial", multinomial)
-    initial = iter(ref["init"][::2])  # the kernels; the biases start at zero
-
-    def random_uniform(shape, minval=0, maxval=1, *rest):
-        kernel = next(initial)
-        limit = np.sqrt(6 / sum(shape))
-        assert (list(shape), minval, maxval, rest) == (kernel["shape"], -limit, limit, ())
-        assert np.all(np.abs(kernel["values"]) <= limit)
-        return tf.tensor(kernel["values"], kernel["shape"])
-
-    monkeypatch.setattr(tf, "randomUniform", random_uniform)
     index = _fresh("examples.cart_pole.index")
     cart_pole = _fresh("examples.cart_pole.cart_pole")
     states, left_probs = [], []
@@ -272,6 +262,9 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
 
     monkeypatch.setattr(cart_pole.CartPole, "getStateTensor", get_state_tensor)
     policyNet = index.PolicyNetwork(ref["hidden_layer_sizes"])
+    # tfjs's initial weights (its glorotNormal draws), set as a tfjs user would
+    policyNet.policyNet.setWeights(
+        [np.reshape(np.float32(w["values"]), w["shape"]) for w in ref["init"]])
     weights = policyNet.policyNet.weights
     for var, expected in zip(weights, ref["init"], strict=True):
         np.testing.assert_array_equal(var.value, np.reshape(expected["values"], expected["shape"]))

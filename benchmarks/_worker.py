@@ -4,6 +4,7 @@ _worker.py mlp WORKLOAD VARIANT[,VARIANT...]   serve the protocol (see _harness.
 _worker.py first-call WORKLOAD VARIANT         print one JSON line: first call, peak RSS
 _worker.py polynomial                          serve the polynomial example's loop
 _worker.py recompile KIND                      serve the varying and fixed loops of KIND
+_worker.py fit                                 serve model.fit and its hand-written twin
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ def main(argv: list[str]) -> None:
         import _polynomial
 
         _harness.serve(*_polynomial.python_runners())
+    elif mode == "fit":
+        import _fit
+
+        _harness.serve(*_fit.python_runners())
     elif mode == "recompile":
         import _recompile
 

@@ -18,6 +18,10 @@ Sections (all in one run; each prints its table, then every target as met / not 
   first-call  a fresh process per variant: set-up + trace + compile + one step, repeated
   polynomial  tfjs-examples' polynomial-regression-core loop (eager SGD), tfjs_grad vs Node
   recompile   eager loops whose batch length or Python float changes every step, vs fixed
+  fit         model.fit on the tiny MLP, one step = one epoch of 100 batches (_fit.py):
+                fit            tfjs_grad's tf.sequential + compile + fit
+                baseline_fit   the hand-written jax.jit + optax epoch loop (same process)
+                tfjs-cpu/wasm  tfjs 4.22's model.fit in Node (benchmarks/node/fit.js)
 
 How it measures: a variant runs in a worker process and trains in blocks of ~0.25 s on
 command; rounds of one block per variant, in rotating order, so every ratio compares
@@ -63,7 +67,7 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results" / "train_step.json"
 TARGETS = BENCH / "results" / "targets.json"
 NODE_MODULES = ROOT / "tests" / "reference" / "node_modules" / "@tensorflow"
-SECTIONS = ("mlp", "first-call", "polynomial", "recompile")
+SECTIONS = ("mlp", "first-call", "polynomial", "recompile", "fit")
 # Loss agreement: JAX variants differ only in Adam's bias-correction rounding (optax vs
 # tfjs); other runtimes also sum float32 products in another order, which Adam's
 # normalised steps amplify on near-zero gradients.
@@ -83,6 +87,8 @@ class Config:
     recompile_steps: int = 500
     recompile_block: int = 5
     recompile_budget_s: float = 30.0
+    fit_rounds: int = 8
+    fit_check_epochs: int = 3
 
 
 QUICK = Config(
@@ -94,6 +100,8 @@ QUICK = Config(
     poly_block=100,
     recompile_steps=20,
     recompile_budget_s=5.0,
+    fit_rounds=2,
+    fit_check_epochs=1,
 )
 
 
@@ -385,6 +393,76 @@ def measure_recompile(kind: str, run: Run) -> None:
 
 
 # ---------------------------------------------------------------------------------------
+# model.fit (tfjs_grad's Layers training) against a hand-written loop and tfjs in Node
+
+
+def measure_fit(run: Run) -> None:
+    import _fit
+
+    config = run.config
+    python = _python("fit", "fit")
+    slots = {k: Slot(k, python, k, steps=1) for k in ("baseline_fit", "fit")}
+    with tempfile.TemporaryDirectory() as tmp:
+        if reason := node_missing():
+            run.note(f"fit: tfjs rows skipped: {reason}")
+        else:
+            _fit.write_problem(pathlib.Path(tmp))
+            for backend in ("cpu", "wasm"):
+                name = f"tfjs-{backend}"
+                worker = _node(f"fit/{name}", "fit.js", tmp, backend)
+                slots[name] = Slot(name, worker, name, steps=1)
+        try:
+            for key, slot in slots.items():
+                run.runtimes[f"fit {key}"] = slot.worker.info["detail"]
+            epochs = config.fit_check_epochs
+            reference = slots["baseline_fit"].trace(epochs)
+            errors = {}
+            for key, slot in slots.items():
+                if key != "baseline_fit":
+                    rtol = RTOL_JAX if key == "fit" else RTOL_OTHER
+                    errors[key] = check_losses(
+                        reference, slot.trace(epochs), rtol, 0.0, f"fit/{key}"
+                    )
+            _say(f"  fit: epoch losses of {len(slots)} variants agree over {epochs} epochs")
+            interleave(list(slots.values()), config.fit_rounds, 0.0)
+        finally:
+            for worker in {id(s.worker): s.worker for s in slots.values()}.values():
+                worker.close()
+    node = [slots[k] for k in ("tfjs-cpu", "tfjs-wasm") if k in slots]
+    for key, slot in slots.items():
+        row: dict[str, Any] = {
+            "workload": "fit",
+            "variant": key,
+            "epochs_per_s": slot.rate(),
+            "steps_per_s": slot.rate() * 100,
+            "blocks": len(slot.blocks),
+        }
+        if key != "baseline_fit":
+            row["loss_check_max_rel"] = errors[key]
+        if key == "fit":
+            row["ratio"] = median_ratio(slot, slots["baseline_fit"])
+            for other in node:
+                row[f"ratio_{other.name}"] = median_ratio(slot, other)
+            if node:
+                row["ratio_best_tfjs"] = _ratio_to_best(slot, node)
+        run.rows.append(row)
+
+
+def _fit_table(run: Run) -> str:
+    rows = [r for r in run.rows if r["workload"] == "fit"]
+    if not rows:
+        return ""
+    ours = _row(run, "fit", "fit") or {}
+    lines = ["| model.fit, tiny MLP | epochs/s | fit ÷ this |", "|---|---:|---:|"]
+    for r in rows:
+        ratio = {"fit": 1.0, "baseline_fit": ours.get("ratio")}.get(
+            r["variant"], ours.get(f"ratio_{r['variant']}")
+        )
+        lines.append(f"| {r['variant']} | {r['epochs_per_s']:,.1f} | {_x(ratio)} |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
 # Targets, tables, files
 
 
@@ -435,6 +513,11 @@ def evaluate_targets(run: Run) -> None:
     run.target(
         "polynomial: eager ≥ 1.0× tfjs in Node (its faster backend)", poly, ">=", 1.0, _x(poly)
     )
+    ratio = get("fit", "fit", "ratio")
+    run.target("fit: model.fit ≥ 0.90× hand-written jax.jit + optax", ratio, ">=", 0.90, _x(ratio))
+    tfjs = get("fit", "fit", "ratio_best_tfjs")
+    run.target("fit: model.fit ≥ 10× tfjs model.fit in Node (its faster backend)", tfjs, ">=", 10.0,
+               _x(tfjs))  # fmt: skip
     for kind in ("shapes", "constants"):
         varying = _row(run, f"recompile-{kind}", "varying")
         fixed = _row(run, f"recompile-{kind}", "fixed")
@@ -561,6 +644,13 @@ def report(run: Run, machine: dict[str, Any]) -> str:
         f"for {config.recompile_steps} steps or until the varying loop has run "
         f"{config.recompile_budget_s:g} s; compiles and RSS growth counted after the first step."
     )
+    fit = (
+        "`model.fit` (tf.sequential of dense layers, Adam, MSE, batch 32, shuffle off) on the "
+        "tiny MLP's 3,200 samples, one step = one epoch (100 batches); hand-written = "
+        "`jax.jit` + `optax.adam` over the same batches, sliced on device, epoch loss summed "
+        f"in the step; tfjs = tfjs 4.22's `model.fit` in Node. {config.fit_rounds} rounds, "
+        "epoch losses checked against the hand-written loop first."
+    )
     parts = [
         f"Measured {machine['date']} on {machine['cpus']} CPUs, load average "
         f"{machine['load_start']} at start and {machine['load_end']} at the end "
@@ -571,6 +661,7 @@ def report(run: Run, machine: dict[str, Any]) -> str:
         (mlp, _mlp_table(run)),
         (polynomial, _polynomial_table(run)),
         (recompile, _recompile_table(run)),
+        (fit, _fit_table(run)),
         ("", _targets_table(run)),
     ):
         if table:
@@ -611,6 +702,9 @@ def measure(run: Run, sections: list[str], workloads: list[str]) -> dict[str, An
         for kind in ("shapes", "constants"):
             _say(f"recompile {kind} ...")
             measure_recompile(kind, run)
+    if "fit" in sections:
+        _say("fit ...")
+        measure_fit(run)
     machine["load_end"] = _load()
     evaluate_targets(run)
     return machine

@@ -40,6 +40,11 @@ PORTS = {
         "cart_pole.js": "cart_pole/cart_pole.py",
         "index.js": "cart_pole/index.py",
     },
+    "boston-housing": {
+        "data.js": "boston_housing/data.py",
+        "normalization.js": "boston_housing/normalization.py",
+        "index.js": "boston_housing/index.py",
+    },
 }
 # Code the ports leave out by design, as (first line, last line, why) at COMMIT.
 LEFT_OUT = {
@@ -47,6 +52,12 @@ LEFT_OUT = {
     "cart-pole/index.js": [
         (248, 322, "SaveablePolicyNetwork: browser IndexedDB storage"),
         (418, 418, "setUpUI(): the page's controls"),
+    ],
+    "boston-housing/data.js": [(18, 66, "downloading and parsing the CSV files (synthetic rows)")],
+    "boston-housing/index.js": [
+        (19, 19, "tfjs-vis import"),
+        (137, 137, "the page's chart element"),
+        (149, 149, "tfjs-vis chart of the history"),
     ],
 }
 _REASONS = [

@@ -18,6 +18,7 @@ import tfjs_grad as tf
 BENCH = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
+import _fit  # noqa: E402
 import _harness  # noqa: E402
 import _mlp  # noqa: E402
 import _polynomial  # noqa: E402
@@ -265,3 +266,24 @@ def test_saved_results_report_the_same_without_measuring(tmp_path, monkeypatch):
         "| tiny: tf.jit first call ≤ 1.5× hand-written | 1.20× (0.60 s vs 0.50 s) | met |" in text
     )
     assert "| medium: tf.jit ≥ 0.98× hand-written | — | not measured |" in text
+
+
+def test_fit_and_its_hand_written_twin_train_alike():
+    """model.fit's epoch losses equal the hand-written jax.jit + optax epoch loop's."""
+    runners, _ = _fit.python_runners()
+    reference = runners["baseline_fit"].trace(2)
+    got = runners["fit"].trace(2)
+    _harness.check_losses(reference, got, train_step.RTOL_JAX, 0.0, "fit")
+
+
+@_needs_node
+def test_node_fit_worker_trains_alike(tmp_path):
+    reference = _fit._baseline_runner().trace(2)
+    _fit.write_problem(tmp_path)
+    script = str(BENCH / "node" / "fit.js")
+    with _harness.Worker("cpu", ["node", script, str(tmp_path), "cpu"]) as worker:
+        got = worker.request(op="trace", variant="cpu", steps=2)["losses"]
+        first = worker.request(op="block", variant="cpu", steps=1)
+        second = worker.request(op="block", variant="cpu", steps=1)
+    _harness.check_losses(reference, got, train_step.RTOL_OTHER, 0.0, "tfjs fit")
+    assert first["tensors"] == second["tensors"]  # fit leaks no tensors

@@ -249,16 +249,6 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
         return tf.tensor2d([[step["action"]]], [1, 1], "int32")
 
     monkeypatch.setattr(tf, "multinomial", multinomial)
-    initial = iter(ref["init"][::2])  # the kernels; the biases start at zero
-
-    def random_uniform(shape, minval=0, maxval=1, *rest):
-        kernel = next(initial)
-        limit = np.sqrt(6 / sum(shape))
-        assert (list(shape), minval, maxval, rest) == (kernel["shape"], -limit, limit, ())
-        assert np.all(np.abs(kernel["values"]) <= limit)
-        return tf.tensor(kernel["values"], kernel["shape"])
-
-    monkeypatch.setattr(tf, "randomUniform", random_uniform)
     index = _fresh("examples.cart_pole.index")
     cart_pole = _fresh("examples.cart_pole.cart_pole")
     states, left_probs = [], []
@@ -272,6 +262,9 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
 
     monkeypatch.setattr(cart_pole.CartPole, "getStateTensor", get_state_tensor)
     policyNet = index.PolicyNetwork(ref["hidden_layer_sizes"])
+    # tfjs's initial weights (its glorotNormal draws), set as a tfjs user would
+    policyNet.policyNet.setWeights(
+        [np.reshape(np.float32(w["values"]), w["shape"]) for w in ref["init"]])
     weights = policyNet.policyNet.weights
     for var, expected in zip(weights, ref["init"], strict=True):
         np.testing.assert_array_equal(var.value, np.reshape(expected["values"], expected["shape"]))
@@ -307,3 +300,31 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
     assert (math_random.left, steps.left) == (0, 0)
     lengths = [n for r in ref["rounds"] for n in r["game_steps"]]
     assert max(lengths) == ref["max_steps_per_game"] > min(lengths)  # games capped and lost
+
+
+def test_boston_housing_fits_like_tfjs(monkeypatch, capsys):
+    """examples/boston_housing (model.fit with validationSplit and tfjs's shuffling, then
+    evaluate) against tfjs 4.22 on the same synthetic data, weights and Math.random draws."""
+    ref = _fixture("boston.json")
+    math_random = _Replay(ref["math_random"], "Math.random() draws")
+    monkeypatch.setattr(random, "random", math_random)
+    index = _fresh("examples.boston_housing.index")
+    monkeypatch.setattr(index, "NUM_EPOCHS", ref["num_epochs"])
+    asyncio.run(index.bostonData.loadData())
+    index.arraysToTensors()
+    baseline = index.computeBaseline()
+    np.testing.assert_allclose(baseline, ref["baseline_loss"], rtol=1e-6)
+    builders = {"linear": index.linearRegressionModel,
+                "2hidden": index.multiLayerPerceptronRegressionModel2Hidden}  # fmt: skip
+    for name, expected in ref["models"].items():
+        model = builders[name]()
+        model.setWeights([np.asarray(w, np.float32) for w in expected["init"]])
+        logs, test_loss = asyncio.run(index.run(model, name, name == "linear"))
+        for key in ("loss", "val_loss"):
+            np.testing.assert_allclose([log[key] for log in logs],
+                                       [log[key] for log in expected["logs"]],
+                                       rtol=2e-5, err_msg=f"{name}: {key}")  # fmt: skip
+        assert list(logs[0]) == list(expected["logs"][0])  # val_loss first, as tfjs
+        np.testing.assert_allclose(test_loss, expected["test_loss"], rtol=2e-5)
+    assert math_random.left == 0
+    assert "Test-set loss" in capsys.readouterr().out

@@ -22,11 +22,12 @@ from tfjs_grad.layers.base import original_name
 FIXTURE = json.loads((Path(__file__).parent / "reference" / "layers.json").read_text())
 CASES = FIXTURE["layers"]
 RTOL, ATOL = 2e-5, 2e-5
-# tfjs 4.22's avgPool gradient with 'same' padding divides every window by the full pool
-# size, while its forward pass divides edge windows by the values they hold: its gradient is
-# not the gradient of its output. These cases are checked against finite differences of the
-# (tfjs-matching) forward pass instead.
-TFJS_WRONG_GRADIENT = {"average_pooling1d_same", "average_pooling2d_same"}
+# Where tfjs 4.22's gradient is not the gradient of its own (matching) forward pass, the case
+# is checked against finite differences instead: avgPool with 'same' padding divides every
+# window by the full pool size in its gradient but edge windows by the values they hold in
+# its output; resizeNearestNeighbor's gradient (upSampling2d) is wrong past the first sample
+# of a batch.
+TFJS_WRONG_GRADIENT = {"average_pooling1d_same", "average_pooling2d_same", "up_sampling2d"}
 
 
 def _arr(entry):
@@ -212,3 +213,17 @@ def test_regularizer_and_constraint():
     assert reg == pytest.approx([0.1 * float((k**2).sum()), 0.01 * 2.0])
     layer.apply_constraints()
     np.testing.assert_array_equal(np.asarray(layer.kernel.read()), np.maximum(k, 0))
+
+
+def test_noise_layers_training_laws():
+    x = np.full((400, 100), 2.0, np.float32)
+    noisy = np.asarray(tf.layers.gaussianNoise(stddev=0.3).apply(x, training=True)) - 2.0
+    assert abs(noisy.mean()) < 0.01 and abs(noisy.std() - 0.3) < 0.01
+    mult = np.asarray(tf.layers.gaussianDropout(rate=0.2).apply(x, training=True)) / 2.0
+    assert abs(mult.mean() - 1) < 0.01 and abs(mult.std() - np.sqrt(0.2 / 0.8)) < 0.01
+    # alphaDropout keeps a SELU-normalized input's mean 0 and variance 1
+    z = np.random.default_rng(0).normal(size=(400, 100)).astype(np.float32)
+    out = np.asarray(tf.layers.alphaDropout(rate=0.3).apply(z, training=True))
+    assert abs(out.mean()) < 0.02 and abs(out.std() - 1) < 0.02
+    for layer in (tf.layers.gaussianNoise(stddev=0.3), tf.layers.alphaDropout(rate=0.3)):
+        np.testing.assert_array_equal(np.asarray(layer.apply(z)), z)

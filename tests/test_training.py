@@ -25,10 +25,12 @@ RTOL, ATOL = 2e-5, 2e-6
 def _model(case: dict):
     layers = []
     for i, spec in enumerate(case["layers"]):
-        config = {"units": spec["units"], "activation": spec["activation"]}
+        batchnorm = spec.get("type") == "batchNormalization"
+        config = {} if batchnorm else {"units": spec["units"], "activation": spec["activation"]}
         if i == 0:
             config["inputShape"] = [case["input_dim"]]
-        layers.append(tf.layers.dense(config))
+        factory = tf.layers.batchNormalization if batchnorm else tf.layers.dense
+        layers.append(factory(config))
     model = tf.sequential({"layers": layers})
     model.setWeights([tf.tensor(np.asarray(w, np.float32)) for w in case["init"]])
     return model

@@ -14,7 +14,6 @@ import numpy as np
 
 import tfjs_grad as tf
 
-from .layers import Sequential, dense, sequential
 from .ui import maybeRenderDuringTraining, onGameEnd
 
 
@@ -22,7 +21,7 @@ class PolicyNetwork:
     """Maps the cart-pole's state to the logit of pushing left."""
 
     def __init__(self, hiddenLayerSizesOrModel):
-        if isinstance(hiddenLayerSizesOrModel, Sequential):
+        if isinstance(hiddenLayerSizesOrModel, tf.LayersModel):
             self.policyNet = hiddenLayerSizesOrModel
         else:
             self.createPolicyNetwork(hiddenLayerSizesOrModel)
@@ -31,14 +30,17 @@ class PolicyNetwork:
         """Elu dense layers of the given sizes (an int or a list), then one linear unit."""
         if not isinstance(hiddenLayerSizes, list):
             hiddenLayerSizes = [hiddenLayerSizes]
-        self.policyNet = sequential()
+        self.policyNet = tf.sequential()
         for i, hiddenLayerSize in enumerate(hiddenLayerSizes):
-            self.policyNet.add(dense(
-                units=hiddenLayerSize,
-                activation='elu',
-                inputShape=[4] if i == 0 else None
-            ))
-        self.policyNet.add(dense(units=1))
+            self.policyNet.add(tf.layers.dense({
+                'units': hiddenLayerSize,
+                'activation': 'elu',
+                # `inputShape` is required only for the first layer.
+                'inputShape': [4] if i == 0 else None
+            }))
+        # The last layer has only one unit. The single output number will be
+        # converted to a probability of selecting the leftward-force action.
+        self.policyNet.add(tf.layers.dense({'units': 1}))
 
     async def train(
             self, cartPoleSystem, optimizer, discountRate, numGames, maxStepsPerGame):

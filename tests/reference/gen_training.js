@@ -46,9 +46,9 @@ const arr = t => t.arraySync();
 function makeModel(inputDim, layers) {
   const model = tf.sequential();
   layers.forEach((l, i) => {
-    const config = {units: l.units, activation: l.activation};
+    const config = l.type === 'batchNormalization' ? {} : {units: l.units, activation: l.activation};
     if (i === 0) config.inputShape = [inputDim];
-    model.add(tf.layers.dense(config));
+    model.add(l.type === 'batchNormalization' ? tf.layers.batchNormalization(config) : tf.layers.dense(config));
   });
   return model;
 }
@@ -62,7 +62,9 @@ const customMae = (yTrue, yPred) => tf.mean(tf.abs(tf.sub(yPred, yTrue)), -1);
 
 async function runFit(c) {
   const model = makeModel(c.input_dim, c.layers);
-  const init = model.getWeights().map(w => uniform(w.shape));
+  // (in model.weights order: non-trainable moving statistics last; variances positive)
+  const init = model.weights.map(w => w.name.includes('moving_variance') ?
+      uniform(w.shape, 0.5, 1.5) : uniform(w.shape));
   model.setWeights(init);
   model.compile({
     optimizer: optimizer(c.compile.optimizer),
@@ -176,6 +178,14 @@ async function main() {
     compile: {optimizer: {factory: 'sgd', args: [0.1]}, loss: 'meanSquaredError', metrics: ['mse']},
     fit: {epochs: 4, batchSize: 32, initialEpoch: 2},
     x: arr(uniform([5, 2], -1, 1)), y: arr(uniform([5, 1], -1, 1)),
+  });
+  fits.push({
+    id: 'batchnorm_moving_stats', input_dim: 3,
+    layers: [{units: 4, activation: 'relu'}, {type: 'batchNormalization'},
+             {units: 1, activation: 'sigmoid'}],
+    compile: {optimizer: {factory: 'sgd', args: [0.2]}, loss: 'binaryCrossentropy', metrics: ['accuracy']},
+    fit: {epochs: 2, batchSize: 4, validationSplit: 0.25},
+    x: arr(uniform([12, 3], -1, 1)), y: classes(12, 2).map(v => [v]),
   });
   const results = [];
   for (const c of fits) results.push(await runFit(c));

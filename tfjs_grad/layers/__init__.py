@@ -8,6 +8,7 @@ and returns a `Layer`. snake_case names (`batch_normalization`) are aliases.
 False
 """
 
+from .advanced_activations import ELU, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
 from .base import InputLayer, Layer, Node, SymbolicTensor, input, layer_factory
 from .convolutional import (
     Conv1D,
@@ -22,8 +23,10 @@ from .core import (
     Dense,
     Dropout,
     Flatten,
+    Masking,
     Permute,
     RepeatVector,
+    Rescaling,
     Reshape,
     SpatialDropout1D,
 )
@@ -34,14 +37,17 @@ from .merge import (
     Add,
     Average,
     Concatenate,
+    Dot,
     Maximum,
     Minimum,
     Multiply,
 )
+from .noise import AlphaDropout, GaussianDropout, GaussianNoise
 from .normalization import (
     BatchNormalization,
     LayerNormalization,
 )
+from .padding import Cropping2D, UpSampling2D, ZeroPadding2D
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -108,7 +114,64 @@ avgPooling2d = avg_pooling2d = averagePooling2d
 globalMaxPool1d = global_max_pool1d = globalMaxPooling1d
 globalMaxPool2d = global_max_pool2d = globalMaxPooling2d
 
+
+# advanced activations, noise, padding, masking (tfjs's names)
+reLU = re_lu = layer_factory(ReLU)
+leakyReLU = leaky_re_lu = layer_factory(LeakyReLU)
+prelu = layer_factory(PReLU)
+elu = layer_factory(ELU)
+thresholdedReLU = thresholded_re_lu = layer_factory(ThresholdedReLU)
+softmax = layer_factory(Softmax)
+gaussianNoise = gaussian_noise = layer_factory(GaussianNoise)
+gaussianDropout = gaussian_dropout = layer_factory(GaussianDropout)
+alphaDropout = alpha_dropout = layer_factory(AlphaDropout)
+zeroPadding2d = zero_padding2d = layer_factory(ZeroPadding2D)
+cropping2D = cropping2d = layer_factory(Cropping2D)
+upSampling2d = up_sampling2d = layer_factory(UpSampling2D)
+masking = layer_factory(Masking)
+rescaling = layer_factory(Rescaling)
+dot = layer_factory(Dot)
+
 __all__ = [
+    "ELU",
+    "LeakyReLU",
+    "PReLU",
+    "ReLU",
+    "Softmax",
+    "ThresholdedReLU",
+    "AlphaDropout",
+    "GaussianDropout",
+    "GaussianNoise",
+    "Cropping2D",
+    "UpSampling2D",
+    "ZeroPadding2D",
+    "Masking",
+    "Rescaling",
+    "Dot",
+    "reLU",
+    "re_lu",
+    "leakyReLU",
+    "leaky_re_lu",
+    "prelu",
+    "elu",
+    "thresholdedReLU",
+    "thresholded_re_lu",
+    "softmax",
+    "gaussianNoise",
+    "gaussian_noise",
+    "gaussianDropout",
+    "gaussian_dropout",
+    "alphaDropout",
+    "alpha_dropout",
+    "zeroPadding2d",
+    "zero_padding2d",
+    "cropping2D",
+    "cropping2d",
+    "upSampling2d",
+    "up_sampling2d",
+    "masking",
+    "rescaling",
+    "dot",
     "Activation",
     "Add",
     "Average",

@@ -273,3 +273,39 @@ def _data_format(value: Any) -> str:
 
 def _pythonic_format(value: str) -> str:
     return "channels_last" if value == "channelsLast" else "channels_first"
+
+
+class Masking(Layer):
+    """Zero the steps whose every feature equals `maskValue` (no mask is propagated)."""
+
+    className = "Masking"
+    _KEYS: ClassVar[dict[str, Any]] = {"maskValue": 0.0}
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        self.maskValue = float(self._args["maskValue"])
+
+    def call(self, inputs: Any, training: bool = False) -> Any:
+        keep = jnp.any(inputs != self.maskValue, axis=-1, keepdims=True)
+        return inputs * keep.astype(inputs.dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"mask_value": self.maskValue, **super().get_config()}
+
+
+class Rescaling(Layer):
+    """`x * scale + offset`."""
+
+    className = "Rescaling"
+    _KEYS: ClassVar[dict[str, Any]] = {"scale": REQUIRED, "offset": 0.0}
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        self.scale = float(self._args["scale"])
+        self.offset = float(self._args["offset"])
+
+    def call(self, inputs: Any, training: bool = False) -> Any:
+        return jnp.asarray(inputs, jnp.float32) * self.scale + self.offset
+
+    def get_config(self) -> dict[str, Any]:
+        return {"scale": self.scale, "offset": self.offset, **super().get_config()}

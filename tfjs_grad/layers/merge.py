@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
+from .._config import REQUIRED
 from .base import Layer
 
 
@@ -107,3 +108,44 @@ class Concatenate(_Merge):
 
     def get_config(self) -> dict[str, Any]:
         return {"axis": self.axis, **super().get_config()}
+
+
+class Dot(_Merge):
+    """Dot products of two inputs along `axes` (one int, or one per input), optionally of
+    their L2-normalized forms (cosine similarity)."""
+
+    className = "Dot"
+    _KEYS: ClassVar[dict[str, Any]] = {"axes": REQUIRED, "normalize": False}
+
+    def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
+        super().__init__(config, **kwargs)
+        self.axes = self._args["axes"]
+        self.normalize = bool(self._args["normalize"])
+
+    def call(self, inputs: Any, training: bool = False) -> Any:
+        a, b = self._check(inputs)[:2]
+        axes = self.axes if isinstance(self.axes, (list, tuple)) else [self.axes, self.axes]
+        ax = [int(axes[0]) % a.ndim, int(axes[1]) % b.ndim]
+        if self.normalize:
+            a = a / jnp.maximum(jnp.linalg.norm(a, axis=ax[0], keepdims=True), 1e-12)
+            b = b / jnp.maximum(jnp.linalg.norm(b, axis=ax[1], keepdims=True), 1e-12)
+        return _batch_dot(a, b, ax)
+
+    def get_config(self) -> dict[str, Any]:
+        return {"axes": self.axes, "normalize": self.normalize, **super().get_config()}
+
+
+def _batch_dot(a: Any, b: Any, axes: list[int]) -> Any:
+    """Contract a's axis axes[0] with b's axes[1], sharing the batch axis (tfjs's batchDot:
+    2-D inputs give [batch, 1])."""
+    a2, b2 = jnp.moveaxis(a, axes[0], -1), jnp.moveaxis(b, axes[1], -1)
+    ra, rb = a2.ndim - 2, b2.ndim - 2
+    k = 1 + ra + rb
+    out = jnp.einsum(
+        a2,
+        [0, *range(1, 1 + ra), k],
+        b2,
+        [0, *range(1 + ra, 1 + ra + rb), k],
+        [0, *range(1, 1 + ra + rb)],
+    )
+    return out[:, None] if out.ndim == 1 else out

@@ -4,8 +4,10 @@
 `apply(x, training=...)`; `LayersModel` inherits it. The semantics are tfjs 4.22's
 (tfjs-layers `training.ts`), measured in shared/LAYERS.md:
 
-- batches are `[0, b), [b, 2b), ...` over the (shuffled, when `shuffle`) sample order, the
-  last one short; `validationSplit` keeps the last fraction, taken before any shuffling;
+- batches are `[0, b), [b, 2b), ...` over the sample order, the last one short; with
+  `shuffle` the order is reshuffled in place each epoch by tfjs's Fisher-Yates, drawing
+  from Python's `random.random` where tfjs draws `Math.random` (so `random.seed` fixes it);
+- `validationSplit` keeps the last fraction, taken before any shuffling;
 - each batch is one optimizer step on `model.trainableWeights`; its logged loss and
   metrics come from the same (training-mode) forward pass, before the step;
 - an epoch's value of each key is `Σ batch_value × batch_size / samples` (float32);
@@ -20,6 +22,7 @@ reach Python once per epoch, or once per batch when a callback asks for batch lo
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -468,12 +471,19 @@ class Trainable:
         if compiled.train_step is not None:
             return compiled.train_step
 
-        def train_step(xs, ys, weights, indices, start, totals, size):
-            if indices is None:
-                take = lambda a: jax.lax.dynamic_slice_in_dim(a, start, size)  # noqa: E731
-            else:
-                ids = jax.lax.dynamic_slice_in_dim(indices, start, size)
+        labels = len(compiled.labels)
+
+        # Flat arguments (ints, then arrays): tf.jit's and jax.jit's fastest call path.
+        # arrays = (*epoch totals, *xs, *ys, [sample weights], [sample order])
+        def train_step(size, n_x, n_y, weighted, ordered, start, *arrays):
+            totals, rest = arrays[:labels], arrays[labels:]
+            xs, ys, rest = rest[:n_x], rest[n_x : n_x + n_y], rest[n_x + n_y :]
+            weights = rest[0] if weighted else None
+            if ordered:
+                ids = jax.lax.dynamic_slice_in_dim(rest[-1], start, size)
                 take = lambda a: jnp.take(a, ids, axis=0)  # noqa: E731
+            else:
+                take = lambda a: jax.lax.dynamic_slice_in_dim(a, start, size)  # noqa: E731
             bx, by = [take(a) for a in xs], [take(a) for a in ys]
             bw = None if weights is None else take(weights)
 
@@ -486,12 +496,13 @@ class Trainable:
                     loss = loss + penalty
                 return loss
 
-            cost = compiled.optimizer.minimize(total_loss, True, list(self.trainableWeights))  # type: ignore[attr-defined]
+            weights_list = list(self.trainableWeights)  # type: ignore[attr-defined]
+            cost = compiled.optimizer.minimize(total_loss, True, weights_list)
             values = [jnp.asarray(cost, jnp.float32), *(slot.read() for slot in compiled.slots)]
             n = jnp.float32(size)
             return values, [t + v * n for t, v in zip(totals, values)]
 
-        compiled.train_step = jit(train_step, static_argnums=6)
+        compiled.train_step = jit(train_step, static_argnums=(0, 1, 2, 3, 4))
         return compiled.train_step
 
     def _test_program(self, compiled: _Compiled) -> Any:
@@ -626,13 +637,18 @@ class Trainable:
         progress = _Progress(verbose, epochs, len(batches))
         _callbacks.run_hook(callbacks, "onTrainBegin", {})
         self.stopTraining = False
+        order = list(range(n))  # shuffled in place each epoch, as tfjs's indexArray
         try:
             for epoch in range(initial_epoch, epochs):
                 _callbacks.run_hook(callbacks, "onEpochBegin", epoch, {})
                 epoch_logs: dict[str, Any] = {}
-                indices = (
-                    jnp.asarray(np.random.permutation(n).astype(np.int32)) if shuffle else None
-                )
+                indices = None
+                if shuffle:
+                    _shuffle(order)
+                    indices = jnp.asarray(np.asarray(order, np.int32))
+                data = (*xs, *ys, *([] if weights is None else [weights]))
+                data += () if indices is None else (indices,)
+                flags = (len(xs), len(ys), weights is not None, indices is not None)
                 totals = [jnp.zeros((), jnp.float32) for _ in labels]
                 seen = 0
                 progress.start(epoch)
@@ -640,7 +656,7 @@ class Trainable:
                     size = end - start
                     if batch_begin:
                         _callbacks.run_hook(batch_begin, "onBatchBegin", batch_index, {})
-                    values, totals = step(xs, ys, weights, indices, start, totals, size)
+                    values, totals = step(size, *flags, start, *totals, *data)
                     seen += size
                     if batch_index == len(batches) - 1 and validation is not None:
                         val = self._test_loop(validation[0], validation[1], batch_size)
@@ -708,7 +724,7 @@ class Trainable:
         step = self._train_program(compiled)
         n = xs[0].shape[0]
         totals = [jnp.zeros((), jnp.float32) for _ in compiled.labels]
-        values, _ = step(xs, ys, None, None, 0, totals, n)
+        values, _ = step(n, len(xs), len(ys), False, False, 0, *totals, *xs, *ys)
         out = [float(v) for v in values]
         return out[0] if len(out) == 1 else out
 
@@ -731,6 +747,16 @@ class Trainable:
 
     train_on_batch = trainOnBatch
     predict_on_batch = predictOnBatch
+
+
+def _shuffle(array: list[int]) -> None:
+    """tfjs's `util.shuffle` (Fisher-Yates, from the back), with `random.random` for JS's
+    `Math.random`: seeding `random` (or replaying tfjs's draws) reproduces tfjs's order."""
+    counter = len(array)
+    while counter > 0:
+        index = int(random.random() * counter)
+        counter -= 1
+        array[counter], array[index] = array[index], array[counter]
 
 
 def _overrides(cb: Any, name: str) -> bool:
@@ -791,11 +817,13 @@ class _Progress:
         self.verbose, self.epochs, self.batches = verbose, epochs, batches
         self.bar: Any = None
         self.last = 0.0
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:  # pragma: no cover (tqdm is in the demo/test extras)
-            tqdm = None
-        self.tqdm = tqdm if verbose == 1 else None
+        self.tqdm = None
+        if verbose == 1:
+            try:
+                from tqdm import tqdm
+            except ImportError:  # pragma: no cover (tqdm is in the demo/test extras)
+                tqdm = None
+            self.tqdm = tqdm
 
     def start(self, epoch: int) -> None:
         if self.tqdm is not None:

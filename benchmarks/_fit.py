@@ -1,0 +1,133 @@
+"""`model.fit` on the tiny MLP (32-64-64-1, relu, MSE, Adam 1e-3): one step = one epoch.
+
+The data is `_mlp.problem("tiny")`'s 100 batches of 32 as one dataset of 3,200 samples;
+an epoch is 100 batches in order (shuffle off, so every runtime follows the same losses)
+and its loss is the epoch's size-weighted mean of the batch losses, as tfjs logs it.
+
+  fit           tfjs_grad as a tfjs user writes it: `tf.sequential` of `tf.layers.dense`,
+                `model.compile({optimizer: tf.train.adam(...), loss: 'meanSquaredError'})`,
+                `model.fit(x, y, {epochs: 1, batchSize: 32, shuffle: false, verbose: 0})`
+  baseline_fit  the loop a JAX user writes: `jax.jit(step, donate_argnums=(0, 1, 2))` over a
+                params dict and `optax.adam` state, batches sliced from the arrays on
+                device, the epoch's loss summed inside the step
+  tfjs-cpu/wasm tfjs 4.22's `model.fit` in Node, the same model, weights and data
+                (benchmarks/node/fit.js)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import _mlp
+import numpy as np
+from _harness import Runner
+
+BATCH = 32
+
+
+def dataset() -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """(initial weights, x [3200, 32], y [3200, 1]) from the tiny MLP problem."""
+    _, init, xs, ys = _mlp.problem("tiny")
+    return init, xs.reshape(-1, xs.shape[-1]), ys.reshape(-1, ys.shape[-1])
+
+
+def _fit_runner() -> Runner:
+    import tfjs_grad as tf
+
+    init, x, y = dataset()
+    sizes = _mlp.WORKLOADS["tiny"]["sizes"]
+    layers = []
+    for i, units in enumerate(sizes[1:]):
+        config: dict[str, Any] = {"units": units}
+        config["activation"] = "relu" if i < len(sizes) - 2 else "linear"
+        if i == 0:
+            config["inputShape"] = [sizes[0]]
+        layers.append(tf.layers.dense(config))
+    model = tf.sequential({"layers": layers})
+    model.setWeights([init[f"{k}{i}"] for i in range(len(sizes) - 1) for k in "wb"])
+    optimizer = tf.train.adam(_mlp.LEARNING_RATE, _mlp.BETA1, _mlp.BETA2, _mlp.EPSILON)
+    model.compile({"optimizer": optimizer, "loss": "meanSquaredError"})
+    xs, ys = tf.tensor(x), tf.tensor(y)
+    args = {"epochs": 1, "batchSize": BATCH, "shuffle": False, "verbose": 0}
+
+    def run(n: int) -> Any:
+        history = None
+        for _ in range(n):
+            history = model.fit(xs, ys, args)
+        return history
+
+    def trace(n: int) -> list[float]:
+        return [model.fit(xs, ys, args).history["loss"][0] for _ in range(n)]
+
+    return Runner(run=run, sync=lambda h: h.history["loss"][-1], trace=trace)
+
+
+def _baseline_runner() -> Runner:
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+    import optax
+
+    init, x, y = dataset()
+    layers = len(_mlp.WORKLOADS["tiny"]["sizes"]) - 1
+    xs, ys = jnp.asarray(x), jnp.asarray(y)
+    batches = x.shape[0] // BATCH
+
+    def loss_fn(params, xb, yb):
+        h = xb
+        for i in range(layers):
+            h = h @ params[f"w{i}"] + params[f"b{i}"]
+            if i < layers - 1:
+                h = jax.nn.relu(h)
+        return jnp.mean((h - yb) ** 2)
+
+    tx = optax.adam(_mlp.LEARNING_RATE, b1=_mlp.BETA1, b2=_mlp.BETA2, eps=_mlp.EPSILON)
+    params = {name: jnp.asarray(value) for name, value in init.items()}
+    state = {"params": params, "opt_state": tx.init(params)}
+
+    @functools.partial(jax.jit, donate_argnums=(0, 1, 2))
+    def step(params, opt_state, total, xs, ys, start):
+        xb = jax.lax.dynamic_slice_in_dim(xs, start, BATCH)
+        yb = jax.lax.dynamic_slice_in_dim(ys, start, BATCH)
+        loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, total + loss * BATCH
+
+    def epoch() -> Any:
+        total = jnp.zeros((), jnp.float32)
+        for b in range(batches):
+            state["params"], state["opt_state"], total = step(
+                state["params"], state["opt_state"], total, xs, ys, b * BATCH
+            )
+        return total
+
+    def run(n: int) -> Any:
+        total = None
+        for _ in range(n):
+            total = epoch()
+        return total
+
+    def sync(total: Any) -> float:
+        return float(total) / (batches * BATCH)
+
+    return Runner(run=run, sync=sync, trace=lambda n: [sync(epoch()) for _ in range(n)])
+
+
+def python_runners() -> tuple[dict[str, Runner], dict[str, Any]]:
+    import jax
+
+    runners = {"baseline_fit": _baseline_runner(), "fit": _fit_runner()}
+    return runners, {"detail": f"jax {jax.__version__}"}
+
+
+def write_problem(directory: Any) -> None:
+    """The Node worker's inputs: weights and the dataset as raw float32 (+ meta.json)."""
+    import json
+
+    init, x, y = dataset()
+    meta: dict[str, Any] = {"sizes": _mlp.WORKLOADS["tiny"]["sizes"], "batch": BATCH, "arrays": {}}
+    for name, array in {**init, "x": x, "y": y}.items():
+        (directory / f"{name}.f32").write_bytes(array.astype("<f4").tobytes())
+        meta["arrays"][name] = {"file": f"{name}.f32", "shape": list(array.shape)}
+    (directory / "meta.json").write_text(json.dumps(meta))

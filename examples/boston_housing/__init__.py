@@ -1,0 +1,1 @@
+"""Port of tfjs-examples/boston-housing: linear and MLP regression trained with model.fit."""

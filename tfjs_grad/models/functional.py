@@ -373,10 +373,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
         chunks = [
             run([a[start : start + size] for a in arrays]) for start in range(0, n, size)
         ] or [run(arrays)]
-        outs = [
-            jnp.concatenate(list(parts), axis=0) if len(parts) > 1 else parts[0]
-            for parts in zip(*chunks)
-        ]
+        outs = [_joined(list(parts)) for parts in zip(*chunks)]
         return outs if len(outs) > 1 else outs[0]
 
     def _inference_program(self) -> Any:
@@ -438,6 +435,10 @@ class LayersModel(Trainable, Layer, _Awaitable):
         from .saving import save_model
 
         return save_model(self, handlerOrURL, config)
+
+
+def _joined(parts: list[Any]) -> Any:
+    return parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis=0)
 
 
 def model(config: Mapping[str, Any] | None = None, /, **kwargs: Any) -> LayersModel:

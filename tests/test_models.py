@@ -370,3 +370,24 @@ def test_batch_norm_training_under_jit_updates_moving_stats():
     np.testing.assert_allclose(
         np.asarray(bn.moving_variance.read()), 0.25 + 0.75 * var, rtol=1e-5, atol=1e-6
     )
+
+
+def test_models_nest_as_layers_and_round_trip(tmp_path):
+    base = tf.sequential(
+        layers=[
+            tf.layers.dense(units=3, inputShape=[4], activation="relu"),
+            tf.layers.dense(units=2),
+        ]
+    )
+    outer = tf.sequential(layers=[base, tf.layers.dense(units=1)])
+    xi = tf.input(shape=[4])
+    functional = tf.model(inputs=xi, outputs=tf.layers.dense(units=1).apply(base.apply(xi)))
+    x = np.random.default_rng(5).normal(size=(5, 4)).astype(np.float32)
+    k1, b1, k2, b2, k3, b3 = (np.asarray(w.read()) for w in outer.weights)
+    want = (np.maximum(x @ k1 + b1, 0) @ k2 + b2) @ k3 + b3
+    np.testing.assert_allclose(np.asarray(outer.predict(x)), want, rtol=1e-5, atol=1e-6)
+    assert len(functional.weights) == 6 and functional.weights[0] is base.weights[0]
+    for i, model in enumerate((outer, functional)):
+        model.save(f"file://{tmp_path / str(i)}")
+        again = tf.loadLayersModel(f"file://{tmp_path / str(i) / 'model.json'}")
+        np.testing.assert_array_equal(np.asarray(again.predict(x)), np.asarray(model.predict(x)))

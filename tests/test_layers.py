@@ -47,7 +47,10 @@ def _build(name):
     case = CASES[name]
     layer = getattr(tf.layers, case["factory"])(_config(case["config"]), name=name)
     xs = [tf.input(shape=s, name=f"{name}_in{i}") for i, s in enumerate(case["input_shapes"])]
-    y = layer.apply(xs[0] if len(xs) == 1 else xs)
+    if case["initial_state"]:
+        y = layer.apply(xs[0], {"initialState": xs[1:]})
+    else:
+        y = layer.apply(xs[0] if len(xs) == 1 else xs)
     model = tf.model(inputs=xs, outputs=y, name=f"{name}_model")
     model.setWeights([_arr(w) for w in case["weights"]])
     inputs = [_arr(x) for x in case["inputs"]]

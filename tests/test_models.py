@@ -314,3 +314,80 @@ def test_error_messages_are_tfjs_words():
     with pytest.raises(ValueError) as info:
         tf.sequential().add(tf.layers.dense(units=2))
     assert str(info.value) == errors["first_layer"]
+
+
+def test_save_and_load_are_awaitable(tmp_path):
+    import asyncio
+
+    model = tf.sequential(layers=[tf.layers.dense(units=2, inputShape=[3])])
+
+    async def roundtrip():
+        await model.save(f"file://{tmp_path / 'a'}")
+        return await tf.loadLayersModel(f"file://{tmp_path / 'a' / 'model.json'}")
+
+    loaded = asyncio.run(roundtrip())
+    for a, b in zip(loaded.getWeights(), model.getWeights()):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_frozen_layer_is_left_alone_by_default_var_list():
+    model = tf.sequential(
+        layers=[
+            tf.layers.dense(units=2, inputShape=[2], name="dflt1", trainable=False),
+            tf.layers.dense(units=1, name="dflt2"),
+        ]
+    )
+    frozen = np.asarray(model.layers[0].kernel.read()).copy()
+    x = np.ones((4, 2), np.float32)
+    opt = tf.train.sgd(0.5)
+    for _ in range(3):
+        opt.minimize(lambda: tf.mean(tf.square(model.apply(x) - 1.0)))
+    np.testing.assert_array_equal(np.asarray(model.layers[0].kernel.read()), frozen)
+    assert not np.allclose(np.asarray(model.layers[1].bias.read()), 0)
+
+
+def test_batch_norm_training_under_jit_updates_moving_stats():
+    model = tf.sequential(
+        layers=[
+            tf.layers.dense(units=3, inputShape=[2], name="jbn_d"),
+            tf.layers.batchNormalization(momentum=0.5, name="jbn"),
+        ]
+    )
+    rng = np.random.default_rng(4)
+    model.setWeights(
+        [rng.normal(size=w.shape).astype(np.float32) for w in model.weights[:4]]
+        + [np.zeros(3, np.float32), np.ones(3, np.float32)]
+    )
+    x = rng.normal(size=(6, 2)).astype(np.float32)
+    kernel, bias = (np.asarray(w.read()) for w in model.weights[:2])
+    step = tf.jit(lambda xs: model.apply(xs, training=True))
+    step(x)
+    step(x)
+    h = x @ kernel + bias
+    mean, var = h.mean(0), h.var(0)  # biased variance, as tfjs
+    bn = model.getLayer("jbn")
+    np.testing.assert_allclose(np.asarray(bn.moving_mean.read()), 0.75 * mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(bn.moving_variance.read()), 0.25 + 0.75 * var, rtol=1e-5, atol=1e-6
+    )
+
+
+def test_models_nest_as_layers_and_round_trip(tmp_path):
+    base = tf.sequential(
+        layers=[
+            tf.layers.dense(units=3, inputShape=[4], activation="relu"),
+            tf.layers.dense(units=2),
+        ]
+    )
+    outer = tf.sequential(layers=[base, tf.layers.dense(units=1)])
+    xi = tf.input(shape=[4])
+    functional = tf.model(inputs=xi, outputs=tf.layers.dense(units=1).apply(base.apply(xi)))
+    x = np.random.default_rng(5).normal(size=(5, 4)).astype(np.float32)
+    k1, b1, k2, b2, k3, b3 = (np.asarray(w.read()) for w in outer.weights)
+    want = (np.maximum(x @ k1 + b1, 0) @ k2 + b2) @ k3 + b3
+    np.testing.assert_allclose(np.asarray(outer.predict(x)), want, rtol=1e-5, atol=1e-6)
+    assert len(functional.weights) == 6 and functional.weights[0] is base.weights[0]
+    for i, model in enumerate((outer, functional)):
+        model.save(f"file://{tmp_path / str(i)}")
+        again = tf.loadLayersModel(f"file://{tmp_path / str(i) / 'model.json'}")
+        np.testing.assert_array_equal(np.asarray(again.predict(x)), np.asarray(model.predict(x)))

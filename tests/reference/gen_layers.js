@@ -9,6 +9,7 @@
 //   layers.<case>: one layer applied to symbolic inputs inside tf.model, every weight set
 //     from mulberry32 (moving variances in [0.5, 1.5), the rest in [-0.5, 0.5)):
 //     {factory, config (the tfjs config; a wrapped layer is {factory, config}),
+//      initial_state (inputs after the first are the RNN's initialState),
 //      input_shapes (no batch axis), inputs [{shape, values}], int_input (embedding),
 //      weights [{name, shape, values}] (model.weights order), json (the layer's entry in
 //      model.toJSON()), output_shape, outputs [{shape, values}] (inference),
@@ -59,7 +60,8 @@ function layerCase(name, factory, config, inputShapes, opts = {}) {
   const batch = opts.batch || 2;
   const layer = make(factory, {...config, name});
   const xs = inputShapes.map((s, i) => tf.input({shape: s, name: `${name}_in${i}`}));
-  const y = layer.apply(xs.length === 1 ? xs[0] : xs);
+  const y = opts.initialState ? layer.apply(xs[0], {initialState: xs.slice(1)})
+                              : layer.apply(xs.length === 1 ? xs[0] : xs);
   const ys = Array.isArray(y) ? y : [y];
   const model = tf.model({inputs: xs, outputs: ys, name: `${name}_model`});
   const weights = setWeights(model);
@@ -105,6 +107,7 @@ function layerCase(name, factory, config, inputShapes, opts = {}) {
   }
   return {
     factory, config, input_shapes: inputShapes, inputs: inputs.map(enc),
+    initial_state: Boolean(opts.initialState),
     int_input: Boolean(opts.intInput), weights,
     json: {class_name: json.class_name, config: json.config},
     output_shape: layer.outputShape, outputs: outs.map(enc), cotangents: cots.map(enc),
@@ -124,6 +127,9 @@ const LAYERS = [
   ['conv2d_same_stride', 'conv2d', {filters: 2, kernelSize: [2, 3], strides: 2, padding: 'same'},
    [[5, 6, 2]]],
   ['conv2d_dilated', 'conv2d', {filters: 2, kernelSize: 2, dilationRate: 2}, [[6, 6, 1]]],
+  ['conv2d_channels_first', 'conv2d', {filters: 2, kernelSize: 2, dataFormat: 'channelsFirst'},
+   [[2, 4, 3]]],
+  ['conv3d', 'conv3d', {filters: 2, kernelSize: 2, strides: [1, 2, 1]}, [[3, 4, 3, 2]]],
   ['conv2d_transpose_same', 'conv2dTranspose',
    {filters: 2, kernelSize: 3, strides: 2, padding: 'same'}, [[3, 3, 2]]],
   ['conv2d_transpose_valid', 'conv2dTranspose', {filters: 2, kernelSize: 2}, [[3, 4, 1]]],
@@ -175,6 +181,9 @@ const LAYERS = [
   ['lstm_sequences', 'lstm', {units: 2, returnSequences: true}, [[3, 3]]],
   ['lstm_state', 'lstm', {units: 2, returnState: true}, [[3, 2]]],
   ['lstm_unit_forget_bias', 'lstm', {units: 2, unitForgetBias: true}, [[3, 2]]],
+  ['lstm_initial_state', 'lstm', {units: 2, returnSequences: true}, [[3, 2], [2], [2]],
+   {initialState: true}],
+  ['gru_initial_state', 'gru', {units: 2}, [[3, 2], [2]], {initialState: true}],
   ['gru', 'gru', {units: 3}, [[4, 2]]],
   ['gru_sequences', 'gru', {units: 2, returnSequences: true, recurrentActivation: 'sigmoid'},
    [[3, 2]]],

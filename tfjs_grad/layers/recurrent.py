@@ -109,7 +109,38 @@ class _RNN(Layer):
     def _bias_initializer(self) -> _initializers.Initializer:
         return self.biasInitializer
 
+    def apply(
+        self,
+        inputs: Any,
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        training: Any = None,
+        initialState: Any = None,
+        initial_state: Any = None,
+    ) -> Any:
+        """As `Layer.apply`, plus `initialState` (one array or symbolic tensor per state:
+        `[h]`, LSTM `[h, c]`), which become further inputs of the call, as in tfjs."""
+        options = dict(kwargs or {})
+        state = initialState if initialState is not None else initial_state
+        for key in ("initialState", "initial_state"):
+            if key in options:
+                state = options.pop(key)
+        if state is not None:
+            states = list(state) if isinstance(state, (list, tuple)) else [state]
+            if len(states) != len(self._initial_states(1, jnp.float32)):
+                raise ValueError(
+                    f"An initialState was passed that is not compatible with cell.stateSize. "
+                    f"Received stateSpec of length {len(states)}; expected "
+                    f"{len(self._initial_states(1, jnp.float32))}."
+                )
+            inputs = [inputs, *states]
+        return super().apply(inputs, options, training=training)
+
+    __call__ = apply
+
     def build(self, input_shape: Any) -> None:
+        if input_shape and isinstance(input_shape[0], (list, tuple)):
+            input_shape = input_shape[0]  # [x, *initial states]
         features, width = input_shape[-1], self.gates * self.units
         self.kernel = self.add_weight(
             "kernel",
@@ -146,6 +177,9 @@ class _RNN(Layer):
         return keep.astype(jnp.float32) / (1 - rate)
 
     def call(self, inputs: Any, training: bool = False) -> Any:
+        given: list[Any] = []
+        if isinstance(inputs, (list, tuple)):
+            inputs, given = inputs[0], list(inputs[1:])
         x = jnp.asarray(inputs)
         batch = x.shape[0]
         weights = {
@@ -177,7 +211,10 @@ class _RNN(Layer):
             new = self._step(states, x_t, weights, rec_mask)
             return new, new[0]
 
-        final, outputs = jax.lax.scan(body, self._initial_states(batch, proj.dtype), steps)
+        start = tuple(jnp.asarray(h, proj.dtype) for h in given) or self._initial_states(
+            batch, proj.dtype
+        )
+        final, outputs = jax.lax.scan(body, start, steps)
         output = jnp.swapaxes(outputs, 0, 1) if self.returnSequences else final[0]
         if self.returnState:
             return [output, *final]

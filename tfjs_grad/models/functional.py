@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _store
 from .._tensors import convert
 from ..layers.base import (
     InputLayer,
@@ -100,6 +101,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
         self.outputs: list[SymbolicTensor] = []
         self.nodesByDepth: dict[int, list[Node]] = {}
         self._order: list[Node] = []
+        self._inference: Any = None
         if args["inputs"] is not None or args["outputs"] is not None:
             self._init_graph(_as_list(args["inputs"]), _as_list(args["outputs"]))
 
@@ -127,6 +129,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
                 "should only appear once."
             )
         self.inputs, self.outputs = list(inputs), list(outputs)
+        self._inference = None  # the graph changed: compile inference again
         self.inputLayers = [t.sourceLayer for t in inputs]
         self.outputLayers = [t.sourceLayer for t in outputs]
 
@@ -366,14 +369,27 @@ class LayersModel(Trainable, Layer, _Awaitable):
             raise ValueError(f"batchSize is required to be a positive integer, but got {size}")
         arrays = self.check_inputs(_as_list(x))
         n = int(arrays[0].shape[0])
-        chunks = []
-        for start in range(0, n, size):
-            batch = [a[start : start + size] for a in arrays]
-            chunks.append(_as_list(self.call(batch if len(batch) > 1 else batch[0], False)))
-        if not chunks:
-            chunks.append(_as_list(self.call(arrays if len(arrays) > 1 else arrays[0], False)))
-        outs = [jnp.concatenate(list(parts), axis=0) for parts in zip(*chunks)]
+        run = self._inference_program()
+        chunks = [
+            run([a[start : start + size] for a in arrays]) for start in range(0, n, size)
+        ] or [run(arrays)]
+        outs = [_joined(list(parts)) for parts in zip(*chunks)]
         return outs if len(outs) > 1 else outs[0]
+
+    def _inference_program(self) -> Any:
+        """The forward pass in inference mode: compiled once per batch shape (`tf.jit`), or
+        run eagerly inside another transform (which compiles or differentiates it anyway)."""
+
+        def forward(xs: list[Any]) -> list[Any]:
+            return _as_list(self.call(xs if len(xs) > 1 else xs[0], False))
+
+        if _store.current() is not None:
+            return forward
+        if self._inference is None:
+            from ..jit import jit
+
+            self._inference = jit(forward)
+        return self._inference
 
     def predictOnBatch(self, x: Any) -> Any:
         """Outputs for one batch (no splitting)."""
@@ -419,6 +435,10 @@ class LayersModel(Trainable, Layer, _Awaitable):
         from .saving import save_model
 
         return save_model(self, handlerOrURL, config)
+
+
+def _joined(parts: list[Any]) -> Any:
+    return parts[0] if len(parts) == 1 else jnp.concatenate(parts, axis=0)
 
 
 def model(config: Mapping[str, Any] | None = None, /, **kwargs: Any) -> LayersModel:

@@ -36,6 +36,14 @@ def sequential_config(model: Sequential) -> dict[str, Any]:
 
 def functional_config(model: LayersModel) -> dict[str, Any]:
     relevant = {n.id for nodes in model.nodesByDepth.values() for n in nodes}
+
+    def kept(layer: Layer, node_index: int) -> int:
+        """A node's index among the layer's nodes that belong to this model (a layer used
+        in other models too has more nodes: tfjs renumbers, and so does this)."""
+        node = layer.inboundNodes[node_index]
+        ids = [n.id for n in layer.inboundNodes if n.id in relevant]
+        return ids.index(node.id) if node.id in ids else node_index
+
     layers = []
     for layer in model.layers:
         inbound = []
@@ -44,7 +52,7 @@ def functional_config(model: LayersModel) -> dict[str, Any]:
                 continue
             inbound.append(
                 [
-                    [la.name, ni, ti, dict(node.callArgs)]
+                    [la.name, kept(la, ni), ti, dict(node.callArgs)]
                     for la, ni, ti in zip(node.inboundLayers, node.nodeIndices, node.tensorIndices)
                 ]
             )
@@ -59,8 +67,14 @@ def functional_config(model: LayersModel) -> dict[str, Any]:
     return {
         "name": model.name,
         "layers": layers,
-        "input_layers": [[t.sourceLayer.name, t.nodeIndex, t.tensorIndex] for t in model.inputs],
-        "output_layers": [[t.sourceLayer.name, t.nodeIndex, t.tensorIndex] for t in model.outputs],
+        "input_layers": [
+            [t.sourceLayer.name, kept(t.sourceLayer, t.nodeIndex), t.tensorIndex]
+            for t in model.inputs
+        ],
+        "output_layers": [
+            [t.sourceLayer.name, kept(t.sourceLayer, t.nodeIndex), t.tensorIndex]
+            for t in model.outputs
+        ],
     }
 
 

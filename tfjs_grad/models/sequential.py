@@ -63,7 +63,19 @@ class Sequential(LayersModel):
             self._stack = []
             return
         if not self.outputs:
-            if not layer.inboundNodes:
+            if isinstance(layer, LayersModel) and layer.inputs:
+                if len(layer.inputs) != 1 or len(layer.outputs) != 1:
+                    raise ValueError(
+                        "All layers in a Sequential model should have a single output tensor. "
+                        "For multi-output layers, use the functional API."
+                    )
+                x = input(
+                    batchShape=layer.inputs[0].shape,
+                    dtype=layer.inputs[0].dtype,
+                    name=f"{layer.name}_input",
+                )
+                out = layer.apply(x)
+            elif not layer.inboundNodes:
                 shape = layer.batchInputShape
                 if shape is None:
                     raise ValueError(

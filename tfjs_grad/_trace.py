@@ -30,6 +30,7 @@ from jax.core import ShapedArray, Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks, has_user_rules, lift_float_literals, needed_inputs, structure_key
+from ._tensor import Tensor
 from ._tensors import EagerOnlyError
 
 
@@ -121,7 +122,7 @@ def _linearize(body: Callable[..., Any], values: list[Any], bind_uids: Sequence[
     def fun(*xs: Any) -> Any:
         with _store.bind(dict(zip(bind_uids, xs))) as frame:
             frames.append(frame)
-            y = _as_output(body(*xs))
+            y = _as_output(body(*map(Tensor, xs)))
         return y, list(frame.writes().values())
 
     try:
@@ -162,7 +163,7 @@ def _trace(
     def flat(*xs: Any) -> Any:
         with _store.bind(dict(zip(bind_uids, xs))) as frame:
             frames.append(frame)
-            y = body(*xs)
+            y = body(*map(Tensor, xs))
         y = _as_output(y)
         writes = frame.writes()
         return [y, *writes.values()], tuple(writes)
@@ -201,10 +202,8 @@ def _make_jaxpr(flat: Callable[..., Any], primals: Sequence[Any], source: Any) -
 
 
 def _as_output(y: Any) -> Any:
-    from .variables import Variable
-
-    if isinstance(y, Variable):
-        return y.read()
+    if isinstance(y, Tensor):
+        return y.__tfjs_value__()
     if isinstance(y, (jax.Array, Tracer)):
         return y
     raise NotATensorError("The result y returned by f() must be a tensor.")

@@ -35,6 +35,7 @@ from jax.core import Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks
+from ._tensor import Tensor, wrap_tree
 from .variables import TracedAssignError, Variable, _epoch, epoch, variable_by_uid
 
 _buffer_of = operator.attrgetter("_buffer")
@@ -48,7 +49,7 @@ CONSTANT_WARNING_SIZE = 256
 # Argument types that can hold no Variable: calls with only these skip the pytree walk.
 # (JAX's array type joins on the first call: making an array at import would start the
 # backend, and a process that forks after importing tfjs_grad would hang.)
-_PLAIN = {np.ndarray, float, int, bool, type(None), str}
+_PLAIN = {np.ndarray, float, int, bool, type(None), str, Tensor}
 
 
 def _is_concrete_array(x: Any) -> bool:
@@ -223,9 +224,14 @@ class Jitted:
             bound = dict(zip(layout.written, d)) | dict(zip(layout.read, k))
             with _store.bind(bound, tracks=True) as frame:
                 try:
-                    out = self._body(frame, *_from_refs((a, kw)))
-                    out = jax.tree.map(
-                        lambda v: v.read() if _is_variable(v) else v, out, is_leaf=_is_variable
+                    # the user's code sees Tensors (a Variable passed in stays itself)
+                    out = self._body(frame, *wrap_tree(_from_refs((a, kw))))
+                    out = wrap_tree(
+                        jax.tree.map(
+                            lambda v: v.read() if _is_variable(v) else v,
+                            out,
+                            is_leaf=_is_variable,
+                        )
                     )
                 finally:
                     self._newborn = list(frame.created.values())
@@ -408,6 +414,7 @@ class Jitted:
     def _under_outer_transform(self, args: Any, kwargs: Any) -> Any:
         """Under jax.jit/vmap/grad/scan: a step that only reads Variables composes (they
         are constants of the outer trace); one that would change state raises."""
+        args, kwargs = wrap_tree((args, kwargs))
         with _store.bind({}) as frame:
             try:
                 out = self._fn(*args, **kwargs)

@@ -132,8 +132,8 @@ def conv2d(
 
     >>> import tfjs_grad as tf
     >>> tf.conv2d(tf.ones([1, 3, 3, 1]), tf.ones([2, 2, 1, 1]), 1, "valid")[..., 0]
-    Array([[[4., 4.],
-            [4., 4.]]], dtype=float32)
+    Tensor([[[4., 4.],
+             [4., 4.]]], shape=(1, 2, 2), dtype=float32)
     """
     x4, unbatched = _batched(
         x, "conv2d", "Error in {fn}: input must be rank 4, but got rank {rank}."
@@ -195,8 +195,8 @@ def max_pool(
     >>> import tfjs_grad as tf
     >>> x = tf.reshape(tf.range(1, 10), [3, 3, 1])
     >>> tf.max_pool(x, 2, 2, "same")[..., 0]
-    Array([[5., 6.],
-           [8., 9.]], dtype=float32)
+    Tensor([[5., 6.],
+            [8., 9.]], shape=(2, 2), dtype=float32)
     """
     x4, unbatched, window, stride, padding = _pool_geometry(
         x,
@@ -240,8 +240,8 @@ def avg_pool(
     >>> import tfjs_grad as tf
     >>> x = tf.reshape(tf.range(1, 10), [3, 3, 1])
     >>> tf.avg_pool(x, 2, 2, "same")[..., 0]
-    Array([[3. , 4.5],
-           [7.5, 9. ]], dtype=float32)
+    Tensor([[3. , 4.5],
+            [7.5, 9. ]], shape=(2, 2), dtype=float32)
     """
     x4, unbatched, window, stride, padding = _pool_geometry(
         x,

@@ -34,12 +34,18 @@ def track(result: T, inputs: tuple[Any, ...] = ()) -> T:
     they are. `inputs` is accepted for older callers and ignored: a tidy detaches the
     Tensors it recorded, never the buffers they share with anyone else.
     """
-    if isinstance(result, _ARRAYS):
+    kind = type(result)
+    if kind in _CONCRETE:  # the common case: one concrete array (a set lookup, no ABC check)
         tensor = Tensor(result)
         made = _innermost.get()
-        if made is not None and not isinstance(result, Tracer):
+        if made is not None:
             made.append(weakref.ref(tensor))
         return tensor  # type: ignore[return-value]
+    if kind in _TRACERS:
+        return Tensor(result)  # type: ignore[return-value]
+    if isinstance(result, _ARRAYS):
+        (_TRACERS if isinstance(result, Tracer) else _CONCRETE).add(kind)
+        return track(result)
     if result is None or isinstance(result, (Tensor, bool, int, float, str)):
         return result
     made = _innermost.get()
@@ -56,6 +62,8 @@ def track(result: T, inputs: tuple[Any, ...] = ()) -> T:
 
 
 _ARRAYS = (jax.Array, Tracer)
+_CONCRETE: set[type] = set()  # concrete array types seen (jax's ArrayImpl)
+_TRACERS: set[type] = set()  # tracer types seen
 
 
 def record(tensors: Any) -> None:

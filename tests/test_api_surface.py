@@ -54,6 +54,7 @@ def test_public_classes_and_results_have_camel_case_members():
     opt.minimize(lambda: (w**2).sum())
     samples = {
         "Variable": w,
+        "Tensor": tf.ones([2]),
         "Optimizer": opt,
         "Memory": tf.memory(),
         "TensorBuffer": tf.buffer([2]),

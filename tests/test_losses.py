@@ -103,7 +103,7 @@ def _vjp(case):
         full = list(args)
         for i, x in zip(idx, xs, strict=True):
             full[i] = x
-        return _FNS[case["fn"]](*full)
+        return jnp.asarray(_FNS[case["fn"]](*full))  # jax.vjp: an array, not a Tensor
 
     out, pullback = jax.vjp(f, *(jnp.asarray(args[i]) for i in idx))
     return pullback(jnp.ones_like(out)), [args[i] for i in idx]
@@ -281,7 +281,9 @@ def test_all_zero_weights_give_nan_with_sum_by_nonzero_weights():
 
 def test_sigmoid_gradient_at_zero_logit_is_sigmoid_minus_label():
     # zero-initialised output layers start exactly here
-    grad = jax.grad(lambda x: losses.sigmoid_cross_entropy([1.0, 0.0, 0.3], x))(jnp.zeros(3))
+    grad = jax.grad(lambda x: jnp.asarray(losses.sigmoid_cross_entropy([1.0, 0.0, 0.3], x)))(
+        jnp.zeros(3)
+    )
     np.testing.assert_allclose(grad, (0.5 - np.array([1.0, 0.0, 0.3])) / 3, rtol=_RTOL)
 
 
@@ -295,7 +297,9 @@ _ONEHOT = jnp.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], jnp.float32)
 @pytest.mark.parametrize("fn", [losses.sigmoid_cross_entropy, losses.softmax_cross_entropy])
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_cross_entropies_are_finite_at_logits_1e4(fn, sign):
-    value, (label_grad, logit_grad) = jax.value_and_grad(fn, argnums=(0, 1))(_ONEHOT, sign * _BIG)
+    value, (label_grad, logit_grad) = jax.value_and_grad(
+        lambda *xs: jnp.asarray(fn(*xs)), argnums=(0, 1)
+    )(_ONEHOT, sign * _BIG)
     assert np.isfinite(value)
     assert np.all(np.isfinite(label_grad)) and np.all(np.isfinite(logit_grad))
 
@@ -345,6 +349,8 @@ def _directional_check(f, xs, seed):
     """<grad f(xs), v> against a central difference along a random direction v (float64)."""
     rng = np.random.default_rng(seed)
     vs = [rng.standard_normal(np.shape(x)) for x in xs]
+    loss = f
+    f = lambda *xs: jnp.asarray(loss(*xs))  # noqa: E731  (jax.grad needs an array result)
     with jax.enable_x64(True):
         xs = [jnp.asarray(x, jnp.float64) for x in xs]
         grads = jax.grad(f, argnums=tuple(range(len(xs))))(*xs)

@@ -96,7 +96,7 @@ def test_dispose_walks_containers_and_is_idempotent():
     assert a.is_deleted() and b.is_deleted() and c.is_deleted()
     assert v.is_disposed and "v" not in tf.registered_variables()
     tf.dispose([a, v])
-    with pytest.raises(RuntimeError, match="deleted"):
+    with pytest.raises(ValueError, match="Tensor is disposed."):
         np.asarray(a)
     with pytest.raises(ValueError, match="disposed"):
         v + 1

@@ -90,7 +90,7 @@ def _call(op, args):
 def _leaves(out):
     if out is None:
         return []
-    if isinstance(out, jax.Array):
+    if isinstance(out, (jax.Array, tf.Tensor)):
         return [out]
     return [leaf for item in out for leaf in _leaves(item)]
 

@@ -140,7 +140,7 @@ def test_seed_example_sum_of_squares():
 def test_seed_example_relu_branches():
     z = tf.variable(tf.tensor1d([1, -1, 2]))
     value, grads = tf.variable_grads(
-        lambda: tf.tidy(lambda: jax.nn.relu(z).sum() + jax.nn.relu(-z).sum())
+        lambda: tf.tidy(lambda: z.relu().sum().add(z.neg().relu().sum()))
     )
     assert float(value) == 4.0
     np.testing.assert_allclose(grads[z.name], [1, -1, 1])
@@ -168,13 +168,14 @@ def test_seed_custom_layer_example():
     inputs, target = tf.tensor2d([[1, 2]]), tf.tensor2d([[0.5, 1]])
 
     def loss():
-        pred = jax.nn.relu(inputs @ weights + bias)
-        return jnp.mean(jnp.square(pred - target))
+        pred = inputs.matMul(weights).add(bias).relu()
+        return pred.sub(target).square().mean()
 
     _, grads = tf.variable_grads(loss)
     w, b = weights.value, bias.value
+    x, t = jnp.asarray(inputs), jnp.asarray(target)
     expected = jax.grad(
-        lambda w, b: jnp.mean(jnp.square(jax.nn.relu(inputs @ w + b) - target)), (0, 1)
+        lambda w, b: jnp.mean(jnp.square(jax.nn.relu(x @ w + b) - t)), (0, 1)
     )(w, b)
     np.testing.assert_allclose(grads[weights.name], expected[0], rtol=1e-6)
     np.testing.assert_allclose(grads[bias.name], expected[1], rtol=1e-6)

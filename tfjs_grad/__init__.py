@@ -1,7 +1,7 @@
 """tfjs_grad: TensorFlow.js's gradient and training API on JAX.
 
 >>> import tfjs_grad as tf
->>> tf.grad(lambda x: x ** 2)(tf.tensor1d([1, 2, 3])).tolist()
+>>> tf.grad(lambda x: x.square())(tf.tensor1d([1, 2, 3])).arraySync()
 [2.0, 4.0, 6.0]
 """
 
@@ -146,3 +146,11 @@ from . import callbacks, metrics  # noqa: E402
 
 __all__ += ["callbacks", "metrics"]
 __all__ += ["math", "sparse"]  # opsmath: tf.math, tf.sparse
+
+# -- tf.Tensor (tfjs_grad/_tensor.py, tensor_methods.py): its methods are the ops above, so
+# they are attached last; an op module imported above gets its methods for free.
+from . import tensor_methods as _tensor_methods  # noqa: E402
+from ._tensor import Tensor  # noqa: E402
+
+__all__ += ["Tensor"]
+_tensor_methods.attach(__import__(__name__))

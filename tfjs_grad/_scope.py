@@ -1,10 +1,11 @@
-"""Which arrays a `tf.tidy` may free: the ones tfjs_grad's own functions made inside it.
+"""Which Tensors a `tf.tidy` disposes: the ones tfjs_grad's own functions made inside it.
 
-Every public function that returns new arrays (ops, tensor constructors, operators on
-Variables, gradients, losses) passes its result through `track`, which records it in
-the innermost open scope of the current thread or async context. A scope holds weak
-references only, so it never keeps an array alive that Python would free. Arrays made
-by plain `jax.numpy` calls are not recorded: Python frees them when they are dropped.
+Every public function that returns new arrays (ops, tensor constructors, operators,
+gradients, losses) passes its result through `track`, which wraps its arrays in
+`tf.Tensor`s and records those in the innermost open scope of the current thread or
+async context. A scope holds weak references only, so it never keeps a Tensor alive that
+Python would free. Arrays made by plain `jax.numpy` calls are not recorded: Python frees
+them when they are dropped.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any, TypeVar
 import jax
 from jax.core import Tracer
 
+from ._tensor import Tensor, map_leaves
+
 T = TypeVar("T")
 
 _innermost: contextvars.ContextVar[list[weakref.ref[Any]] | None] = contextvars.ContextVar(
@@ -26,23 +29,50 @@ _innermost: contextvars.ContextVar[list[weakref.ref[Any]] | None] = contextvars.
 
 
 def track(result: T, inputs: tuple[Any, ...] = ()) -> T:
-    """Record the arrays in `result` as made in the current tidy scope; return `result`.
-
-    `inputs` are the caller's arguments: a result that *is* one of them (JAX returns an
-    array unchanged where nothing needs doing) was not made here and is not recorded.
+    """`result` with its arrays as `tf.Tensor`s, each new one recorded in the current tidy
+    scope (in lists, tuples, dicts and NamedTuples too); Tensors already in it stay as
+    they are. `inputs` is accepted for older callers and ignored: a tidy detaches the
+    Tensors it recorded, never the buffers they share with anyone else.
     """
+    kind = type(result)
+    if kind in _CONCRETE:  # the common case: one concrete array (a set lookup, no ABC check)
+        tensor = Tensor(result)
+        made = _innermost.get()
+        if made is not None:
+            made.append(weakref.ref(tensor))
+        return tensor  # type: ignore[return-value]
+    if kind in _TRACERS:
+        return Tensor(result)  # type: ignore[return-value]
+    if isinstance(result, _ARRAYS):
+        (_TRACERS if isinstance(result, Tracer) else _CONCRETE).add(kind)
+        return track(result)
+    if result is None or isinstance(result, (Tensor, bool, int, float, str)):
+        return result
+    made = _innermost.get()
+
+    def wrap(leaf: Any) -> Any:
+        if isinstance(leaf, Tensor):
+            return leaf
+        tensor = Tensor(leaf)
+        if made is not None and not isinstance(leaf, Tracer):
+            made.append(weakref.ref(tensor))
+        return tensor
+
+    return map_leaves(wrap, result)
+
+
+_ARRAYS = (jax.Array, Tracer)
+_CONCRETE: set[type] = set()  # concrete array types seen (jax's ArrayImpl)
+_TRACERS: set[type] = set()  # tracer types seen
+
+
+def record(tensors: Any) -> None:
+    """Record Tensors made elsewhere (a nested tidy's result) in the current scope."""
     made = _innermost.get()
     if made is None:
-        return result
-    leaves = [result] if isinstance(result, jax.Array) else jax.tree.leaves(result)
-    for leaf in leaves:
-        if (
-            isinstance(leaf, jax.Array)
-            and not isinstance(leaf, Tracer)
-            and not any(leaf is x for x in inputs)
-        ):
-            made.append(weakref.ref(leaf))
-    return result
+        return
+    for tensor in tensors:
+        made.append(weakref.ref(tensor))
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ import numpy as np
 from jax.core import Tracer
 
 from ._scope import track
+from ._tensor import DISPOSED, DISPOSED_MESSAGE, Tensor, TensorDisposedError, depth
 
 ArrayLike = Any
 Shape = Sequence[int]
@@ -155,11 +156,15 @@ def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype
     Traceback (most recent call last):
     TypeError: Argument 'a' passed to 'add' must be a Tensor or TensorLike, but got 'dict'
     """
-    if isinstance(values, jax.Array):  # the common case first
+    if type(values) is Tensor:  # the common case first
+        values = values._value
+    if isinstance(values, jax.Array):
         if dtype in (None, NUMERIC, PROMOTED) or _accepts(dtype, values.dtype):
             return values
         raise _wrong_dtype(argument, fn, dtype, values.dtype)
-    read = getattr(type(values), "__tfjs_value__", None)  # a Variable (no import: no cycle)
+    if values is DISPOSED:
+        raise TensorDisposedError(DISPOSED_MESSAGE)
+    read = getattr(type(values), "__tfjs_value__", None)  # a Variable, a Tensor subclass
     if read is not None:
         values = read(values)
     expected = NUMERIC if dtype in (None, NUMERIC, PROMOTED) else dtype
@@ -217,8 +222,15 @@ def _camel(name: str) -> str:
     return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), name)
 
 
+OPS: dict[str, Callable[..., Any]] = {}
+"""Every public op by its tfjs name (the first registered keeps the name)."""
+
+
 def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[[F], F]:
     """Decorate a public function: convert its tensor arguments, defaults for None, track.
+
+    The result's arrays come back as `tf.Tensor`s (recorded for `tf.tidy`); an op called
+    from inside another op's body gets and returns plain arrays.
 
     Args:
       tfjs_name: the function's tfjs name, used in messages.
@@ -276,8 +288,17 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
                 for name in raw:
                     if values[name].dtype != dtype:
                         values[name] = values[name].astype(dtype)
-            return track(fn(**values), (*values.values(), *args, *kwargs.values()))
+            level = depth.n
+            if level:  # called from inside another op: arrays in, arrays out
+                return fn(**values)
+            depth.n = 1
+            try:
+                result = fn(**values)
+            finally:
+                depth.n = 0
+            return track(result)
 
+        OPS.setdefault(tfjs_name, wrapper)
         return wrapper  # type: ignore[return-value]
 
     return decorate

@@ -30,6 +30,7 @@ from jax.core import ShapedArray, Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import concrete_reads, trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks, has_user_rules, lift_float_literals, needed_inputs, structure_key
+from ._tensor import Tensor
 from ._tensors import EagerOnlyError
 
 
@@ -119,7 +120,9 @@ def _linearize(body: Callable[..., Any], values: list[Any], bind_uids: Sequence[
     runs: list[_store.Effects] = []
 
     def fun(*xs: Any) -> Any:
-        effects = _store.run(lambda: _as_output(body(*xs)), dict(zip(bind_uids, xs)))
+        effects = _store.run(
+            lambda: _as_output(body(*map(Tensor, xs))), dict(zip(bind_uids, xs))
+        )
         runs.append(effects)
         return effects.output, list(effects.writes.values())
 
@@ -153,7 +156,9 @@ def _trace(
     body: Callable[..., Any], primals: Sequence[Any], bind_uids: Sequence[int], source: Any
 ) -> Program:
     avals = [x if isinstance(x, ShapedArray) else jax.typeof(x) for x in primals]
-    traced = _store.trace(body, avals, bind_uids, source=source, result=_as_output)
+    traced = _store.trace(
+        lambda *xs: body(*map(Tensor, xs)), avals, bind_uids, source=source, result=_as_output
+    )
     write_uids = tuple(traced.effects.writes)
     jaxpr, consts = lift_float_literals(traced.jaxpr.jaxpr, list(traced.jaxpr.consts))
     connected = needed_inputs(jaxpr, [True] + [False] * len(write_uids))
@@ -171,10 +176,8 @@ def _trace(
 
 
 def _as_output(y: Any) -> Any:
-    from .variables import Variable
-
-    if isinstance(y, Variable):
-        return y.read()
+    if isinstance(y, Tensor):
+        return y.__tfjs_value__()
     if isinstance(y, (jax.Array, Tracer)):
         return y
     raise NotATensorError("The result y returned by f() must be a tensor.")

@@ -16,6 +16,8 @@ import numpy as np
 from jax.core import Tracer
 
 from . import _store, _trace
+from ._scope import track
+from ._tensor import Tensor
 from ._tensors import ArrayLike, convert, dtype_name, js_shape
 from .variables import Variable, _js_key_order, registered_variables
 
@@ -30,18 +32,18 @@ _SOME_UNCONNECTED = (
 
 
 class ValueAndGrad(NamedTuple):
-    value: jax.Array
-    grad: jax.Array
+    value: Tensor
+    grad: Tensor
 
 
 class ValueAndGrads(NamedTuple):
-    value: jax.Array
-    grads: list[jax.Array]
+    value: Tensor
+    grads: list[Tensor]
 
 
 class VariableGrads(NamedTuple):
-    value: jax.Array
-    grads: dict[str, jax.Array | None]
+    value: Tensor
+    grads: dict[str, Any]  # name -> Tensor (None for a non-trainable Variable named)
 
 
 def _check_fn(f: Any, api: str) -> None:
@@ -106,7 +108,7 @@ def grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., jax.Array]:
         dy = _convert_dy(dy, "grad")
         program = _trace.trace(f, [x], (), f)
         _check_dy_shape(program, dy, "grad(f)(x, dy)", "f(x)")
-        return _run(program, [x], dy)[1][0]
+        return track(_run(program, [x], dy)[1][0])
 
     return gradient
 
@@ -130,7 +132,7 @@ def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[jax.Array]]:
         dy = _convert_dy(dy, "grads")
         program = _trace.trace(f, xs, (), f)
         _check_dy_shape(program, dy, "grads(f)([x1,...], dy)", "f([x1,...])")
-        return _run(program, xs, dy)[1]
+        return track(_run(program, xs, dy)[1])
 
     return gradients
 
@@ -161,7 +163,7 @@ def value_and_grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., ValueAn
         program = _trace.trace(f, [x], (), f)
         _check_dy_shape(program, dy, "valueAndGrad(f)(x, dy)", "f(x)")
         y, (g,) = _run(program, [x], dy)
-        return ValueAndGrad(y, g)
+        return track(ValueAndGrad(y, g))
 
     return value_and_gradient
 
@@ -192,7 +194,7 @@ def value_and_grads(f: Callable[..., ArrayLike]) -> Callable[..., ValueAndGrads]
         program = _trace.trace(f, xs, (), f)
         _check_dy_shape(program, dy, "valueAndGrads(f)([x1,...], dy)", "f([x1,...])")
         y, gs = _run(program, xs, dy)
-        return ValueAndGrads(y, gs)
+        return track(ValueAndGrads(y, gs))
 
     return values_and_gradients
 
@@ -225,7 +227,7 @@ def variable_grads(
     (14.75, [2.0, 4.0, 6.0], [1.0, 1.0, 1.0])
     >>> x.dispose(); y.dispose()
     """
-    return loss_gradients(loss_program(f, var_list))
+    return track(loss_gradients(loss_program(f, var_list)))
 
 
 class LossProgram(NamedTuple):
@@ -323,7 +325,7 @@ def stop_gradient(x: ArrayLike) -> jax.Array:
     >>> tf.grad(lambda x: tf.stop_gradient(x) ** 2)(tf.tensor1d([1, 2, 3])).tolist()
     [0.0, 0.0, 0.0]
     """
-    return _stop(convert(x, argument="x", fn="stopGradient"))
+    return track(_stop(convert(x, argument="x", fn="stopGradient")))
 
 
 def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
@@ -354,10 +356,10 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
                 raise TypeError("save() in customGrad(f) must be given a list of tensors")
             saved.extend(convert(t, argument="saved", fn="save") for t in tensors)
 
-        out = f(*xs, save)
+        out = f(*map(Tensor, xs), save)
         value = out.get("value") if isinstance(out, dict) else None
-        if isinstance(value, Variable):
-            value = value.read()
+        if isinstance(value, Tensor):
+            value = value.__tfjs_value__()
         if not isinstance(value, (jax.Array, Tracer)):
             raise TypeError(prefix + "`obj.value` is a tensor")
         grad_func = out.get("grad_func", out.get("gradFunc"))
@@ -376,7 +378,7 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
     def bwd(residuals: Any, dy: Any) -> tuple[Any, ...]:
         xs, saved = residuals
         _, grad_func, _ = run_forward(xs)
-        result = grad_func(dy, list(saved))
+        result = grad_func(Tensor(dy), [Tensor(s) for s in saved])
         result = list(result) if isinstance(result, (list, tuple)) else [result]
         if len(result) != len(xs):
             raise ValueError(
@@ -385,8 +387,8 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
             )
         out = []
         for i, (g, x) in enumerate(zip(result, xs)):
-            if isinstance(g, Variable):
-                g = g.read()
+            if isinstance(g, Tensor):
+                g = g.__tfjs_value__()
             if not isinstance(g, (jax.Array, Tracer, np.ndarray)):
                 raise TypeError(
                     prefix + "`obj.gradFunc` is a function that returns a list of only tensors."
@@ -410,12 +412,12 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
     def call(*inputs: ArrayLike) -> jax.Array:
         xs = []
         for x in inputs:
-            if isinstance(x, Variable):
-                x = x.read()
+            if isinstance(x, Tensor):
+                x = x.__tfjs_value__()
             if not isinstance(x, (jax.Array, Tracer, np.ndarray)):
                 raise TypeError("The args passed in customGrad(f)(x1, x2,...) must all be tensors")
             xs.append(jnp.asarray(x))
-        return op(*xs)
+        return track(op(*xs))
 
     return call
 

@@ -40,6 +40,7 @@ from jax.core import Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import tracing
 from ._jaxpr import has_callbacks
+from ._tensor import Tensor, wrap_tree
 from .variables import (
     TracedAssignError,
     Variable,
@@ -61,7 +62,7 @@ CONSTANT_WARNING_SIZE = 256
 # Argument types that can hold no Variable: calls with only these skip the pytree walk.
 # (JAX's array type joins on the first call: making an array at import would start the
 # backend, and a process that forks after importing tfjs_grad would hang.)
-_PLAIN = {np.ndarray, float, int, bool, type(None), str}
+_PLAIN = {np.ndarray, float, int, bool, type(None), str, Tensor}
 
 
 def _is_concrete_array(x: Any) -> bool:
@@ -379,9 +380,11 @@ class Jitted:
             full = list(leaves)
             for i, x in zip(dynamic, xs[len(bound) :]):
                 full[i] = x
-            args, kwargs = _from_refs(jax.tree.unflatten(tree, full))
+            # the user's code sees Tensors (a Variable passed in stays itself), and so do
+            # the step's callers
+            args, kwargs = wrap_tree(_from_refs(jax.tree.unflatten(tree, full)))
             out = self._body(args, kwargs)
-            return jax.tree.map(_output, out, is_leaf=_is_variable)
+            return wrap_tree(jax.tree.map(_output, out, is_leaf=_is_variable))
 
         avals = [jax.typeof(x) for x in (*state, *(leaves[i] for i in dynamic))]
         traced = _store.trace(body, avals, bound, tracks=True)
@@ -493,6 +496,7 @@ class Jitted:
     def _under_outer_transform(self, args: Any, kwargs: Any) -> Any:
         """Under jax.jit/vmap/grad/scan: a step that only reads Variables composes (they
         are constants of the outer trace); one that would change state raises."""
+        args, kwargs = wrap_tree((args, kwargs))
         effects = _store.run(lambda: self._fn(*args, **kwargs), {})
         effects.discard()
         if effects.writes:

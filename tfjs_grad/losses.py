@@ -95,7 +95,7 @@ def compute_weighted_loss(
 
     >>> from tfjs_grad import losses
     >>> losses.compute_weighted_loss([[1.0, 2.0], [3.0, 4.0]], [[1.0], [0.0]])
-    Array(1.5, dtype=float32)
+    Tensor(1.5, shape=(), dtype=float32)
     """
     w = weights
     if w is not None:
@@ -142,7 +142,7 @@ def absolute_difference(
 
     >>> from tfjs_grad import losses
     >>> losses.absolute_difference([1.0, 2.0, 3.0], [2.0, 2.0, 5.0])
-    Array(1., dtype=float32)
+    Tensor(1., shape=(), dtype=float32)
     """
     _check_shapes("absoluteDifference", labels, predictions)
     return compute_weighted_loss(jnp.abs(labels - predictions), weights, reduction)
@@ -168,7 +168,7 @@ def mean_squared_error(
 
     >>> from tfjs_grad import losses
     >>> losses.mean_squared_error([1.0, 2.0, 3.0], [2.0, 2.0, 5.0])
-    Array(1.6666666, dtype=float32)
+    Tensor(1.6666666, shape=(), dtype=float32)
     """
     _check_shapes("meanSquaredError", labels, predictions)
     return compute_weighted_loss(jnp.square(labels - predictions), weights, reduction)
@@ -199,8 +199,8 @@ def cosine_distance(
     >>> from tfjs_grad import losses
     >>> losses.cosine_distance([[1.0, 0.0], [0.0, 1.0]], [[0.5, 0.5], [0.5, 0.25]], 1,
     ...                        reduction=losses.Reduction.NONE)
-    Array([[0.5 ],
-           [0.75]], dtype=float32)
+    Tensor([[0.5 ],
+            [0.75]], shape=(2, 1), dtype=float32)
     """
     _check_shapes("cosineDistance", labels, predictions)
     distance = 1 - jnp.sum(labels * predictions, axis=axis, keepdims=True)
@@ -229,7 +229,7 @@ def hinge_loss(
 
     >>> from tfjs_grad import losses
     >>> losses.hinge_loss([1.0, 0.0, 1.0, 0.0], [0.3, 0.3, 2.0, -2.0])
-    Array(0.5, dtype=float32)
+    Tensor(0.5, shape=(), dtype=float32)
     """
     _check_shapes("hingeLoss", labels, predictions)
     signs = 2 * labels - 1
@@ -261,7 +261,7 @@ def huber_loss(
 
     >>> from tfjs_grad import losses
     >>> losses.huber_loss([0.0, 0.0, 0.0], [0.5, 1.0, 3.0], reduction=losses.Reduction.NONE)
-    Array([0.125, 0.5  , 2.5  ], dtype=float32)
+    Tensor([0.125, 0.5  , 2.5  ], shape=(3,), dtype=float32)
     """
     _check_shapes("huberLoss", labels, predictions)
     error = jnp.abs(predictions - labels)
@@ -292,7 +292,7 @@ def log_loss(
 
     >>> from tfjs_grad import losses
     >>> losses.log_loss([1.0, 0.0], [0.5, 0.5])
-    Array(0.69314694, dtype=float32)
+    Tensor(0.69314694, shape=(), dtype=float32)
     """
     _check_shapes("logLoss", labels, predictions)
     l1 = -(labels * jnp.log(predictions + epsilon))
@@ -343,7 +343,7 @@ def sigmoid_cross_entropy(
     >>> from tfjs_grad import losses
     >>> losses.sigmoid_cross_entropy([1.0, 0.0, 1.0], [2.0, -1.0, -30.0],
     ...                              reduction=losses.Reduction.NONE)
-    Array([ 0.126928 ,  0.3132617, 30.       ], dtype=float32)
+    Tensor([ 0.126928 ,  0.3132617, 30.       ], shape=(3,), dtype=float32)
     """
     labels = multi_class_labels
     _check_shapes("sigmoidCrossEntropy", labels, logits)
@@ -401,7 +401,7 @@ def softmax_cross_entropy(
     >>> from tfjs_grad import losses
     >>> losses.softmax_cross_entropy([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]],
     ...                              [[1.0, 2.0, 3.0], [0.0, 0.0, 5.0]])
-    Array(3.210496, dtype=float32)
+    Tensor(3.210496, shape=(), dtype=float32)
     """
     labels = onehot_labels
     _check_shapes("softmaxCrossEntropy", labels, logits)

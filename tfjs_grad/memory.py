@@ -19,7 +19,8 @@ import jax
 
 from . import _scope
 from ._jax_internals import tracing
-from .variables import Variable, variable_buffer_ids
+from ._tensor import Tensor
+from .variables import variable_buffer_ids
 
 T = TypeVar("T")
 
@@ -63,8 +64,8 @@ def keep(x: T) -> T:
     >>> kept[0].tolist()
     [1.0, 1.0]
     """
-    if not isinstance(x, jax.Array):
-        raise TypeError(f"keep() expects an array, but got '{type(x).__name__}'")
+    if not isinstance(x, (Tensor, jax.Array)):
+        raise TypeError(f"keep() expects a Tensor, but got '{type(x).__name__}'")
     key = id(x)
     _kept[key] = weakref.ref(x, lambda _ref, key=key: _kept.pop(key, None))
     return x
@@ -75,7 +76,7 @@ def _walk(obj: Any, found: dict[int, Any], seen: set[int]) -> None:
     if id(obj) in seen or obj is None or isinstance(obj, (str, bytes, int, float, bool)):
         return
     seen.add(id(obj))
-    if isinstance(obj, (jax.Array, Variable)):
+    if isinstance(obj, (Tensor, jax.Array)):
         found[id(obj)] = obj
     elif isinstance(obj, dict):
         for value in obj.values():
@@ -94,7 +95,7 @@ def dispose(x: Any) -> None:
     >>> import tfjs_grad as tf
     >>> a, b = tf.ones([2]), tf.zeros([3])
     >>> tf.dispose({"a": a, "rest": [b]})
-    >>> a.is_deleted(), b.is_deleted()
+    >>> a.isDisposed, b.isDisposed
     (True, True)
     """
     if tracing():
@@ -103,7 +104,7 @@ def dispose(x: Any) -> None:
     _walk(x, found, set())
     owned_by_variables = variable_buffer_ids()
     for obj in found.values():
-        if isinstance(obj, Variable):
+        if isinstance(obj, Tensor):  # a Variable disposes itself; a Tensor detaches
             obj.dispose()
         elif id(obj) not in owned_by_variables and not obj.is_deleted():
             obj.delete()
@@ -114,8 +115,9 @@ def tidy(name_or_fn: Callable[[], T]) -> T: ...
 @overload
 def tidy(name_or_fn: str, fn: Callable[[], T]) -> T: ...
 def tidy(name_or_fn: Any, fn: Any = None) -> Any:
-    """Run `fn`; then free the arrays tfjs_grad's functions made in it, except those it
-    returns or `keep`s.
+    """Run `fn`; then dispose the Tensors tfjs_grad's functions made in it, except those it
+    returns or `keep`s (a disposed Tensor lets go of its buffer, which is freed once no
+    one else holds it).
 
     Only this thread's (or async task's) arrays are freed, never a Variable's value.
     Arrays made by plain `jax.numpy` calls are left to Python's reference counting.
@@ -123,7 +125,7 @@ def tidy(name_or_fn: Any, fn: Any = None) -> Any:
     >>> import tfjs_grad as tf
     >>> made = []
     >>> y = tf.tidy(lambda: (made.append(tf.ones([3])) or made[0] * 2).sum())
-    >>> float(y), made[0].is_deleted()
+    >>> float(y), made[0].isDisposed
     (6.0, True)
     """
     if fn is None:
@@ -141,18 +143,20 @@ def tidy(name_or_fn: Any, fn: Any = None) -> Any:
             )
     if tracing():
         return fn()
+    passed_up: list[Any] = []
     with _scope.scope() as made:
         result = None
         try:
             result = fn()
         finally:
-            keep_ids: dict[int, Any] = {}
-            _walk(result, keep_ids, set())
-            made = [array for ref in made if (array := ref()) is not None]
-            if made:
-                protected = set(keep_ids) | set(_kept) | variable_buffer_ids()
-                for array in made:
-                    if id(array) not in protected and not array.is_deleted():
-                        array.delete()
-    _scope.track(result)  # what a nested tidy returns belongs to the enclosing one
-    return result
+            returned: dict[int, Any] = {}
+            _walk(result, returned, set())
+            for tensor in [t for ref in made if (t := ref()) is not None]:
+                if id(tensor) in returned:
+                    passed_up.append(tensor)
+                elif id(tensor) not in _kept:
+                    tensor.dispose()
+    # What this scope made and returns belongs to the enclosing one (and only that: a
+    # tensor made outside and returned through nested tidies stays its maker's).
+    _scope.record(passed_up)
+    return _scope.track(result)

@@ -28,7 +28,7 @@ from jax.core import ShapedArray, Tracer
 
 from . import _store
 from ._jax_internals import staging
-from ._scope import track
+from ._tensor import Tensor
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
 
 _registry: weakref.WeakValueDictionary[str, Variable] = weakref.WeakValueDictionary()
@@ -104,18 +104,18 @@ def _copy(array: Any) -> Any:
     return jax.device_put(array, target, may_alias=False)
 
 
-class Variable:
-    """A named, mutable array. Create one with `tf.variable`.
+class Variable(Tensor):
+    """A named, mutable tensor (a `tf.Tensor`, as in tfjs). Create one with `tf.variable`.
 
-    Variables are array-like: operators, indexing, `np.asarray`, `jnp` functions and
-    array methods (`v.sum()`, `v.reshape(...)`) work on the current value. `==` and
-    `hash` are by identity, so Variables can key dicts and sets; compare values with
-    `jnp.equal(v, x)`.
+    Every Tensor method and operator works on the current value (`v.square().sum()`,
+    `v + 1`), and so do `np.asarray`, `jnp` functions and indexing. `==` and `hash` are
+    by identity, so Variables can key dicts and sets; compare values with `tf.equal(v, x)`.
+    `copy.copy` / `copy.deepcopy` make a new, independent Variable with a fresh name.
 
     >>> import tfjs_grad as tf
     >>> v = tf.variable(tf.tensor1d([1, 2, 3]), name="doc_v")
-    >>> v.assign(v * 2)
-    >>> (v + 1).tolist()
+    >>> v.assign(v.mul(2))
+    >>> v.add(1).arraySync()
     [3.0, 5.0, 7.0]
     >>> v.dispose()
     """
@@ -131,9 +131,15 @@ class Variable:
         "_threaded",
         "_disposed",
         "_sharding",
-        "__weakref__",
     )
     __array_priority__ = 100
+    __hash__ = object.__hash__  # type: ignore[assignment]  (identity: dict keys, sets)
+
+    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+        return self is other
+
+    def __ne__(self, other: object) -> bool:  # type: ignore[override]
+        return self is not other
 
     def __init__(
         self,
@@ -256,6 +262,11 @@ class Variable:
             return buffer
 
     __tfjs_value__ = read  # what the argument converter takes from a Variable
+    _get = read
+
+    @property
+    def _value(self) -> Any:  # type: ignore[override]  (what Tensor's members read)
+        return self.read()
 
     def _concrete_copy(self) -> Any:
         """The buffer (a copy if anyone else may hold it), to stand for this Variable in
@@ -372,44 +383,20 @@ class Variable:
                 buffer.delete()
             self._shared = True  # no buffer: never lendable
 
-    # -- array protocol --------------------------------------------------------------
-    def __jax_array__(self) -> Any:
-        return self.value
+    # -- copies -------------------------------------------------------------------
+    def __copy__(self) -> Variable:
+        """A new, independent Variable with the current value and a fresh auto name."""
+        return Variable(self.read(), self._trainable)
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        array = np.asarray(self.value)
-        return array if dtype is None else array.astype(dtype)
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
+        copied = memo[id(self)] = self.__copy__()
+        return copied
 
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        return getattr(self.value, attr)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self.read()[index]
-
-    def __len__(self) -> int:
-        if not self._shape:
-            raise TypeError("len() of unsized object")
-        return self._shape[0]
-
-    def __iter__(self) -> Any:
-        return iter(self.read())
-
-    def __bool__(self) -> bool:
-        return bool(self.read())
-
-    def __float__(self) -> float:
-        return float(self.read())
-
-    def __int__(self) -> int:
-        return int(self.read())
-
-    def __complex__(self) -> complex:
-        return complex(self.read())
-
-    def __index__(self) -> int:
-        return int(self.read())
+    def __reduce__(self) -> Any:
+        raise TypeError(
+            f"tf.Variable '{self._name}' cannot be pickled: save its value (v.value, "
+            "tf.get_state(), tf.io.save_weights) and make a new Variable from it"
+        )
 
     def __format__(self, spec: str) -> str:
         return format(np.asarray(self.read()), spec) if spec else repr(self)
@@ -423,45 +410,6 @@ class Variable:
             f"<tf.Variable '{self._name}' shape={self._shape} dtype={dtype_name(self._dtype)}"
             f" trainable={self.trainable} value={shown}>"
         )
-
-
-def _binary(op: Any, reverse: bool = False) -> Any:
-    if reverse:
-        return lambda self, other: track(op(_operand(other), self.read()))
-    return lambda self, other: track(op(self.read(), _operand(other)))
-
-
-def _operand(x: Any) -> Any:
-    return x.read() if isinstance(x, Variable) else x
-
-
-_OPERATORS = {
-    "add": jnp.add,
-    "sub": jnp.subtract,
-    "mul": jnp.multiply,
-    "truediv": jnp.true_divide,
-    "floordiv": jnp.floor_divide,
-    "mod": jnp.mod,
-    "pow": jnp.power,
-    "matmul": jnp.matmul,
-    "and": jnp.bitwise_and,
-    "or": jnp.bitwise_or,
-    "xor": jnp.bitwise_xor,
-}
-for _name, _op in _OPERATORS.items():
-    setattr(Variable, f"__{_name}__", _binary(_op))
-    setattr(Variable, f"__r{_name}__", _binary(_op, reverse=True))
-for _name, _op in {
-    "lt": jnp.less,
-    "le": jnp.less_equal,
-    "gt": jnp.greater,
-    "ge": jnp.greater_equal,
-}.items():
-    setattr(Variable, f"__{_name}__", _binary(_op))
-Variable.__neg__ = lambda self: track(-self.read())  # type: ignore[attr-defined]
-Variable.__pos__ = lambda self: track(+self.read())  # type: ignore[attr-defined]
-Variable.__abs__ = lambda self: track(abs(self.read()))  # type: ignore[attr-defined]
-Variable.__invert__ = lambda self: track(~self.read())  # type: ignore[attr-defined]
 
 
 def _flatten(v: Variable) -> tuple[tuple[Any], None]:

@@ -37,7 +37,7 @@ def relu(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.relu(tf.tensor1d([-2, 3], "int32"))
-    Array([0, 3], dtype=int32)
+    Tensor([0, 3], shape=(2,), dtype=int32)
     """
     # A select, not jax.nn.relu: the same values and the same gradient (0 at 0, as tfjs),
     # without a custom_jvp, which costs ~10x more to trace on every eager step.
@@ -51,7 +51,7 @@ def sigmoid(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.sigmoid([0])
-    Array([0.5], dtype=float32)
+    Tensor([0.5], shape=(1,), dtype=float32)
     """
     return jax.nn.sigmoid(x)
 
@@ -62,7 +62,7 @@ def tanh(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.tanh([0])
-    Array([0.], dtype=float32)
+    Tensor([0.], shape=(1,), dtype=float32)
     """
     return jnp.tanh(x)
 
@@ -73,7 +73,7 @@ def elu(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.elu([-1, 2])
-    Array([-0.63212055,  2.        ], dtype=float32)
+    Tensor([-0.63212055,  2.        ], shape=(2,), dtype=float32)
     """
     return jax.nn.elu(x)
 
@@ -84,7 +84,7 @@ def softplus(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.softplus([0])
-    Array([0.6931472], dtype=float32)
+    Tensor([0.6931472], shape=(1,), dtype=float32)
     """
     return jax.nn.softplus(_float(x))
 
@@ -95,7 +95,7 @@ def leaky_relu(x: ArrayLike, alpha: float = 0.2) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.leaky_relu([-1, 2])
-    Array([-0.2,  2. ], dtype=float32)
+    Tensor([-0.2,  2. ], shape=(2,), dtype=float32)
     """
     if isinstance(alpha, (bool, str)) or np.ndim(alpha) != 0:
         raise TypeError(
@@ -111,7 +111,7 @@ def softmax(logits: ArrayLike, dim: int = -1) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.softmax([0, 0])
-    Array([0.5, 0.5], dtype=float32)
+    Tensor([0.5, 0.5], shape=(2,), dtype=float32)
     """
     (dim,) = _checks.axes(dim, logits.ndim)
     return jax.nn.softmax(logits, axis=dim)
@@ -123,7 +123,7 @@ def log_softmax(logits: ArrayLike, axis: int = -1) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.log_softmax([0, 0])
-    Array([-0.6931472, -0.6931472], dtype=float32)
+    Tensor([-0.6931472, -0.6931472], shape=(2,), dtype=float32)
     """
     (axis,) = _checks.axes(axis, logits.ndim)
     return jax.nn.log_softmax(_float(logits), axis=axis)

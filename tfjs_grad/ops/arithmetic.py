@@ -42,7 +42,7 @@ def add(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.add(tf.tensor1d([1, 2], "int32"), 1)
-    Array([2., 3.], dtype=float32)
+    Tensor([2., 3.], shape=(2,), dtype=float32)
     """
     return _checks.elementwise(jnp.add, a, b)
 
@@ -53,7 +53,7 @@ def sub(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.sub(1, tf.tensor1d([0, 1], "int32"))
-    Array([1., 0.], dtype=float32)
+    Tensor([1., 0.], shape=(2,), dtype=float32)
     """
     return _checks.elementwise(jnp.subtract, a, b)
 
@@ -64,8 +64,8 @@ def mul(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.mul([[1, 2], [3, 4]], [10, 100])
-    Array([[ 10., 200.],
-           [ 30., 400.]], dtype=float32)
+    Tensor([[ 10., 200.],
+            [ 30., 400.]], shape=(2, 2), dtype=float32)
     """
     return _checks.elementwise(jnp.multiply, a, b)
 
@@ -76,7 +76,7 @@ def div(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.div(tf.tensor1d([7, -7], "int32"), tf.tensor1d([2, 2], "int32"))
-    Array([ 3, -4], dtype=int32)
+    Tensor([ 3, -4], shape=(2,), dtype=int32)
     """
     if jnp.issubdtype(a.dtype, jnp.integer):
         return _checks.elementwise(jnp.floor_divide, a, b)
@@ -89,7 +89,7 @@ def maximum(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.maximum([1, 5], [3, 2])
-    Array([3., 5.], dtype=float32)
+    Tensor([3., 5.], shape=(2,), dtype=float32)
     """
     return _checks.elementwise(jnp.maximum, a, b)
 
@@ -100,7 +100,7 @@ def minimum(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.minimum([1, 5], [3, 2])
-    Array([1., 2.], dtype=float32)
+    Tensor([1., 2.], shape=(2,), dtype=float32)
     """
     return _checks.elementwise(jnp.minimum, a, b)
 
@@ -111,7 +111,7 @@ def pow_(base: ArrayLike, exp: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.pow(tf.tensor1d([2, 3]), tf.scalar(2, "int32"))
-    Array([4., 9.], dtype=float32)
+    Tensor([4., 9.], shape=(2,), dtype=float32)
     """
     return _checks.elementwise(jnp.power, base, exp)
 
@@ -122,7 +122,7 @@ def squared_difference(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.squared_difference([1, 4], 2)
-    Array([1., 4.], dtype=float32)
+    Tensor([1., 4.], shape=(2,), dtype=float32)
     """
     return _checks.elementwise(lambda x, y: jnp.square(x - y), a, b)
 
@@ -133,7 +133,7 @@ def square(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.square(tf.tensor1d([-2, 3], "int32"))
-    Array([4, 9], dtype=int32)
+    Tensor([4, 9], shape=(2,), dtype=int32)
     """
     return jnp.square(x)
 
@@ -144,7 +144,7 @@ def neg(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.neg([1, -2])
-    Array([-1.,  2.], dtype=float32)
+    Tensor([-1.,  2.], shape=(2,), dtype=float32)
     """
     return jnp.negative(x)
 
@@ -155,7 +155,7 @@ def abs_(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.abs(tf.tensor1d([-2, 3], "int32"))
-    Array([2, 3], dtype=int32)
+    Tensor([2, 3], shape=(2,), dtype=int32)
     """
     return jnp.abs(x)
 
@@ -166,7 +166,7 @@ def sign(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.sign([-3, 0, 2])
-    Array([-1.,  0.,  1.], dtype=float32)
+    Tensor([-1.,  0.,  1.], shape=(3,), dtype=float32)
     """
     return jnp.sign(x)
 
@@ -181,7 +181,7 @@ def exp(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.exp(tf.tensor1d([0, 1], "int32"))
-    Array([1.       , 2.7182817], dtype=float32)
+    Tensor([1.       , 2.7182817], shape=(2,), dtype=float32)
     """
     return jnp.exp(_as_float(x))
 
@@ -192,7 +192,7 @@ def sqrt(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.sqrt([4, 9])
-    Array([2., 3.], dtype=float32)
+    Tensor([2., 3.], shape=(2,), dtype=float32)
     """
     return jnp.sqrt(x)
 
@@ -203,7 +203,7 @@ def log(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.log([1])
-    Array([0.], dtype=float32)
+    Tensor([0.], shape=(1,), dtype=float32)
     """
     return jnp.log(x)
 
@@ -214,7 +214,7 @@ def sin(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.sin([0])
-    Array([0.], dtype=float32)
+    Tensor([0.], shape=(1,), dtype=float32)
     """
     return jnp.sin(x)
 
@@ -225,7 +225,7 @@ def cos(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.cos([0])
-    Array([1.], dtype=float32)
+    Tensor([1.], shape=(1,), dtype=float32)
     """
     return jnp.cos(x)
 
@@ -236,7 +236,7 @@ def clip_by_value(x: ArrayLike, clip_value_min: float, clip_value_max: float) ->
 
     >>> import tfjs_grad as tf
     >>> tf.clip_by_value([-2, 0.5, 3], 0, 1)
-    Array([0. , 0.5, 1. ], dtype=float32)
+    Tensor([0. , 0.5, 1. ], shape=(3,), dtype=float32)
     """
     if not clip_value_min <= clip_value_max:
         raise ValueError(

@@ -101,8 +101,8 @@ def conv2d(
 
     >>> import tfjs_grad as tf
     >>> tf.conv2d(tf.ones([1, 3, 3, 1]), tf.ones([2, 2, 1, 1]), 1, "valid")[..., 0]
-    Array([[[4., 4.],
-            [4., 4.]]], dtype=float32)
+    Tensor([[[4., 4.],
+             [4., 4.]]], shape=(1, 2, 2), dtype=float32)
     """
     x4, unbatched = _geometry.batched(
         x, 4, "conv2d", "Error in {fn}: input must be rank 4, but got rank {rank}."

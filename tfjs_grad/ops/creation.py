@@ -87,10 +87,10 @@ def tensor(values: ArrayLike, shape: Shape | None = None, dtype: Any = None) -> 
 
     >>> import tfjs_grad as tf
     >>> tf.tensor([1, 2, 3, 4], [2, 2])
-    Array([[1., 2.],
-           [3., 4.]], dtype=float32)
+    Tensor([[1., 2.],
+            [3., 4.]], shape=(2, 2), dtype=float32)
     >>> tf.tensor([1.7, -1.7], None, "int32")
-    Array([ 1, -1], dtype=int32)
+    Tensor([ 1, -1], shape=(2,), dtype=int32)
     """
     return _make(_values(values, "tensor"), shape, dtype)
 
@@ -101,7 +101,7 @@ def scalar(value: ArrayLike, dtype: Any = None) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.scalar(3.5)
-    Array(3.5, dtype=float32)
+    Tensor(3.5, shape=(), dtype=float32)
     """
     if isinstance(value, (list, tuple)) or np.ndim(value) > 0:
         raise ValueError(
@@ -131,7 +131,7 @@ def tensor1d(values: ArrayLike, dtype: Any = None) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.tensor1d([1, 2, 3])
-    Array([1., 2., 3.], dtype=float32)
+    Tensor([1., 2., 3.], shape=(3,), dtype=float32)
     """
     array = _values(values, "tensor1d")
     if array.ndim != 1:
@@ -148,8 +148,8 @@ def tensor2d(values: ArrayLike, shape: Shape | None = None, dtype: Any = None) -
     >>> import numpy as np
     >>> import tfjs_grad as tf
     >>> tf.tensor2d(np.array([1, 0, 0, 1], np.uint8), [2, 2])
-    Array([[1, 0],
-           [0, 1]], dtype=int32)
+    Tensor([[1, 0],
+            [0, 1]], shape=(2, 2), dtype=int32)
     """
     return _ranked(values, shape, dtype, 2)
 
@@ -182,7 +182,7 @@ def zeros(shape: Shape, dtype: Any = "float32") -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.zeros([2])
-    Array([0., 0.], dtype=float32)
+    Tensor([0., 0.], shape=(2,), dtype=float32)
     """
     target = to_dtype(dtype)
     return jnp.zeros(_checks.sized_shape(shape, "zeros", target), target)
@@ -194,7 +194,7 @@ def ones(shape: Shape, dtype: Any = "float32") -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.ones([2], "int32")
-    Array([1, 1], dtype=int32)
+    Tensor([1, 1], shape=(2,), dtype=int32)
     """
     target = to_dtype(dtype)
     return jnp.ones(_checks.sized_shape(shape, "ones", target), target)
@@ -206,7 +206,7 @@ def zeros_like(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.zeros_like(tf.tensor1d([1, 2], "int32"))
-    Array([0, 0], dtype=int32)
+    Tensor([0, 0], shape=(2,), dtype=int32)
     """
     return jnp.zeros_like(x)
 
@@ -217,7 +217,7 @@ def ones_like(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.ones_like([[1, 2]])
-    Array([[1., 1.]], dtype=float32)
+    Tensor([[1., 1.]], shape=(1, 2), dtype=float32)
     """
     return jnp.ones_like(x)
 
@@ -228,8 +228,8 @@ def fill(shape: Shape, value: Any, dtype: Any = None) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.fill([2, 2], 3)
-    Array([[3., 3.],
-           [3., 3.]], dtype=float32)
+    Tensor([[3., 3.],
+            [3., 3.]], shape=(2, 2), dtype=float32)
     """
     if dtype is None:
         dtype = "bool" if isinstance(value, (bool, np.bool_)) else "float32"
@@ -243,7 +243,7 @@ def linspace(start: float, stop: float, num: int) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.linspace(0, 1, 5)
-    Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+    Tensor([0.  , 0.25, 0.5 , 0.75, 1.  ], shape=(5,), dtype=float32)
     """
     if num <= 0:
         raise ValueError("The number of values should be positive.")
@@ -260,9 +260,9 @@ def range_(start: float, stop: float, step: float = 1, dtype: Any = "float32") -
 
     >>> import tfjs_grad as tf
     >>> tf.range(0, 3)
-    Array([0., 1., 2.], dtype=float32)
+    Tensor([0., 1., 2.], shape=(3,), dtype=float32)
     >>> tf.range(3, 0)
-    Array([3., 2., 1.], dtype=float32)
+    Tensor([3., 2., 1.], shape=(3,), dtype=float32)
     """
     if step == 0:
         raise ValueError("Cannot have a step of zero")
@@ -299,9 +299,9 @@ def one_hot(
 
     >>> import tfjs_grad as tf
     >>> tf.one_hot([0, 2, 5], 3)
-    Array([[1, 0, 0],
-           [0, 0, 1],
-           [0, 0, 0]], dtype=int32)
+    Tensor([[1, 0, 0],
+            [0, 0, 1],
+            [0, 0, 0]], shape=(3, 3), dtype=int32)
     """
     if depth < 2:
         raise ValueError(f"Error in oneHot: depth must be >=2, but it is {_js.number(depth)}")
@@ -424,7 +424,7 @@ def multinomial(
 
     >>> import tfjs_grad as tf
     >>> tf.multinomial([[0.0, 0.0, 1e9]], 4, seed=0)
-    Array([[2, 2, 2, 2]], dtype=int32)
+    Tensor([[2, 2, 2, 2]], shape=(1, 4), dtype=int32)
     """
     if logits.size < 2:
         raise ValueError(

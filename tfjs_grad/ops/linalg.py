@@ -23,7 +23,7 @@ def mat_mul(
 
     >>> import tfjs_grad as tf
     >>> tf.mat_mul([[1, 2]], [[3], [4]])
-    Array([[11.]], dtype=float32)
+    Tensor([[11.]], shape=(1, 1), dtype=float32)
     >>> tf.mat_mul(tf.ones([5, 2, 3]), tf.ones([3, 4])).shape
     (5, 2, 4)
     """
@@ -55,7 +55,7 @@ def dot(t1: ArrayLike, t2: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.dot([1, 2], [3, 4])
-    Array(11., dtype=float32)
+    Tensor(11., shape=(), dtype=float32)
     """
     if t1.ndim not in (1, 2) or t2.ndim not in (1, 2):
         raise ValueError(
@@ -76,8 +76,8 @@ def outer_product(v1: ArrayLike, v2: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.outer_product([1, 2], [3, 4])
-    Array([[3., 4.],
-           [6., 8.]], dtype=float32)
+    Tensor([[3., 4.],
+            [6., 8.]], shape=(2, 2), dtype=float32)
     """
     if v1.ndim != 1 or v2.ndim != 1:
         raise ValueError(

@@ -38,7 +38,7 @@ def equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.equal(tf.tensor1d([1, 2], "int32"), [1, 2.5])
-    Array([ True, False], dtype=bool)
+    Tensor([ True, False], shape=(2,), dtype=bool)
     """
     return _checks.elementwise(jnp.equal, a, b)
 
@@ -49,7 +49,7 @@ def not_equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.not_equal([1, 2], 2)
-    Array([ True, False], dtype=bool)
+    Tensor([ True, False], shape=(2,), dtype=bool)
     """
     return _checks.elementwise(jnp.not_equal, a, b)
 
@@ -60,7 +60,7 @@ def greater(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.greater([1, 2], 1)
-    Array([False,  True], dtype=bool)
+    Tensor([False,  True], shape=(2,), dtype=bool)
     """
     return _checks.elementwise(jnp.greater, a, b)
 
@@ -71,7 +71,7 @@ def greater_equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.greater_equal([1, 2], 2)
-    Array([False,  True], dtype=bool)
+    Tensor([False,  True], shape=(2,), dtype=bool)
     """
     return _checks.elementwise(jnp.greater_equal, a, b)
 
@@ -82,7 +82,7 @@ def less(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.less([1, 2], 2)
-    Array([ True, False], dtype=bool)
+    Tensor([ True, False], shape=(2,), dtype=bool)
     """
     return _checks.elementwise(jnp.less, a, b)
 
@@ -93,7 +93,7 @@ def less_equal(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.less_equal([1, 2], 1)
-    Array([ True, False], dtype=bool)
+    Tensor([ True, False], shape=(2,), dtype=bool)
     """
     return _checks.elementwise(jnp.less_equal, a, b)
 
@@ -104,7 +104,7 @@ def where(condition: ArrayLike, a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.where([True, False], [1, 2], [10, 20])
-    Array([ 1., 20.], dtype=float32)
+    Tensor([ 1., 20.], shape=(2,), dtype=float32)
     """
     _checks.broadcast(condition.shape, a.shape, b.shape)
     return jnp.where(condition, a, b)
@@ -116,7 +116,7 @@ def logical_and(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.logical_and([1, 0], [True, True])
-    Array([ True, False], dtype=bool)
+    Tensor([ True, False], shape=(2,), dtype=bool)
     """
     return _checks.elementwise(jnp.logical_and, a, b)
 
@@ -127,7 +127,7 @@ def logical_or(a: ArrayLike, b: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.logical_or([1, 0], [False, False])
-    Array([ True, False], dtype=bool)
+    Tensor([ True, False], shape=(2,), dtype=bool)
     """
     return _checks.elementwise(jnp.logical_or, a, b)
 
@@ -138,7 +138,7 @@ def logical_not(x: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.logical_not([True, False])
-    Array([False,  True], dtype=bool)
+    Tensor([False,  True], shape=(2,), dtype=bool)
     """
     return jnp.logical_not(x)
 

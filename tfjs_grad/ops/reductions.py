@@ -51,7 +51,7 @@ def sum_(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.sum([[1, 2], [3, 4]], 1)
-    Array([3., 7.], dtype=float32)
+    Tensor([3., 7.], shape=(2,), dtype=float32)
     """
     dtype = jnp.int32 if x.dtype == jnp.bool_ else x.dtype
     return jnp.sum(x, axis=_checks.axes(axis, x.ndim), keepdims=keep_dims, dtype=dtype)
@@ -63,7 +63,7 @@ def prod(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.prod([[1, 2], [3, 4]])
-    Array(24., dtype=float32)
+    Tensor(24., shape=(), dtype=float32)
     """
     dtype = jnp.int32 if x.dtype == jnp.bool_ else x.dtype
     return jnp.prod(x, axis=_checks.axes(axis, x.ndim), keepdims=keep_dims, dtype=dtype)
@@ -75,7 +75,7 @@ def mean(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.mean(tf.tensor1d([1, 2], "int32"))
-    Array(1.5, dtype=float32)
+    Tensor(1.5, shape=(), dtype=float32)
     """
     return jnp.mean(_float(x), axis=_checks.axes(axis, x.ndim), keepdims=keep_dims)
 
@@ -86,7 +86,7 @@ def max_(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.max([[1, 5], [3, 2]], 0)
-    Array([3., 5.], dtype=float32)
+    Tensor([3., 5.], shape=(2,), dtype=float32)
     """
     return jnp.max(x, axis=_checks.axes(axis, x.ndim), keepdims=keep_dims)
 
@@ -97,8 +97,8 @@ def min_(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.min([[1, 5], [3, 2]], -1, True)
-    Array([[1.],
-           [2.]], dtype=float32)
+    Tensor([[1.],
+            [2.]], shape=(2, 1), dtype=float32)
     """
     return jnp.min(x, axis=_checks.axes(axis, x.ndim), keepdims=keep_dims)
 
@@ -111,7 +111,7 @@ def arg_max(x: ArrayLike, axis: int = 0) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.arg_max([[1, 5], [3, 2]])
-    Array([1, 0], dtype=int32)
+    Tensor([1, 0], shape=(2,), dtype=int32)
     """
     (axis,) = _checks.axes(axis, x.ndim)
     return jnp.argmax(x, axis=axis).astype(jnp.int32)
@@ -123,7 +123,7 @@ def arg_min(x: ArrayLike, axis: int = 0) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.arg_min([[1, 5], [3, 2]], 1)
-    Array([0, 1], dtype=int32)
+    Tensor([0, 1], shape=(2,), dtype=int32)
     """
     (axis,) = _checks.axes(axis, x.ndim)
     return jnp.argmin(x, axis=axis).astype(jnp.int32)
@@ -135,7 +135,7 @@ def log_sum_exp(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> jax
 
     >>> import tfjs_grad as tf
     >>> tf.log_sum_exp([0, 0])
-    Array(0.6931472, dtype=float32)
+    Tensor(0.6931472, shape=(), dtype=float32)
     """
     return jax.nn.logsumexp(_float(x), axis=_checks.axes(axis, x.ndim), keepdims=keep_dims)
 
@@ -145,8 +145,9 @@ def moments(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> Moments
     """Mean and population variance over axis, like `tf.moments`.
 
     >>> import tfjs_grad as tf
-    >>> tf.moments([1, 2, 3, 4])
-    Moments(mean=Array(2.5, dtype=float32), variance=Array(1.25, dtype=float32))
+    >>> mean, variance = tf.moments([1, 2, 3, 4])
+    >>> mean.arraySync(), variance.arraySync()
+    (2.5, 1.25)
     """
     axes = _checks.axes(axis, x.ndim)
     x = _float(x)

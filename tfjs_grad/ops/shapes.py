@@ -72,8 +72,8 @@ def reshape(x: ArrayLike, shape: Shape) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.reshape([1, 2, 3, 4, 5, 6], [-1, 3])
-    Array([[1., 2., 3.],
-           [4., 5., 6.]], dtype=float32)
+    Tensor([[1., 2., 3.],
+            [4., 5., 6.]], shape=(2, 3), dtype=float32)
     """
     new_shape = _implicit_shape(list(shape), x.size)
     if math.prod(new_shape) != x.size:
@@ -124,7 +124,7 @@ def concat(tensors: Sequence[ArrayLike], axis: int = 0) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.concat([[1, 2], [3]])
-    Array([1., 2., 3.], dtype=float32)
+    Tensor([1., 2., 3.], shape=(3,), dtype=float32)
     """
     arrays = _tensor_list(tensors, "concat")
     if not arrays:
@@ -152,8 +152,8 @@ def stack(tensors: Sequence[ArrayLike], axis: int = 0) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.stack([[1, 2], [3, 4]], 1)
-    Array([[1., 3.],
-           [2., 4.]], dtype=float32)
+    Tensor([[1., 3.],
+            [2., 4.]], shape=(2, 2), dtype=float32)
     """
     arrays = _tensor_list(tensors, "stack")
     if not arrays:
@@ -256,8 +256,8 @@ def slice_(
 
     >>> import tfjs_grad as tf
     >>> tf.slice([[1, 2, 3], [4, 5, 6]], [0, 1], [2, -1])
-    Array([[2., 3.],
-           [5., 6.]], dtype=float32)
+    Tensor([[2., 3.],
+            [5., 6.]], shape=(2, 2), dtype=float32)
     """
     begin, size = _slice_params(x, begin, size)
     return jax.lax.slice(x, begin, [b + s for b, s in zip(begin, size)])
@@ -281,7 +281,7 @@ def gather(x: ArrayLike, indices: ArrayLike, axis: int = 0, batch_dims: int = 0)
 
     >>> import tfjs_grad as tf
     >>> tf.gather([10, 20, 30], [2, 0])
-    Array([30., 10.], dtype=float32)
+    Tensor([30., 10.], shape=(2,), dtype=float32)
     """
     (axis,) = _checks.axes(axis, x.ndim)
     rank = indices.ndim
@@ -349,7 +349,7 @@ def tile(x: ArrayLike, reps: Sequence[int]) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.tile([1, 2], [2])
-    Array([1., 2., 1., 2.], dtype=float32)
+    Tensor([1., 2., 1., 2.], shape=(4,), dtype=float32)
     """
     reps = list(reps)
     if len(reps) != x.ndim:
@@ -372,7 +372,7 @@ def pad(x: ArrayLike, paddings: Sequence[Sequence[int]], constant_value: float =
 
     >>> import tfjs_grad as tf
     >>> tf.pad([1, 2], [[1, 2]])
-    Array([0., 1., 2., 0., 0.], dtype=float32)
+    Tensor([0., 1., 2., 0., 0.], shape=(5,), dtype=float32)
     """
     if x.ndim == 0:
         raise ValueError("pad(scalar) is not defined. Pass non-scalar to pad")

@@ -37,7 +37,7 @@ def cast(x: ArrayLike, dtype: Any) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.cast([1.7, -1.7], "int32")
-    Array([ 1, -1], dtype=int32)
+    Tensor([ 1, -1], shape=(2,), dtype=int32)
     """
     try:
         target = to_dtype(dtype)
@@ -108,12 +108,12 @@ class TensorBuffer:
         """
         return self.values[self._index(locs)].item()
 
-    def to_tensor(self) -> jax.Array:
+    def to_tensor(self) -> Any:
         """The buffer's values as a new array of its shape and dtype.
 
         >>> import tfjs_grad as tf
         >>> tf.buffer([2], "int32", [1, 2]).to_tensor()
-        Array([1, 2], dtype=int32)
+        Tensor([1, 2], shape=(2,), dtype=int32)
         """
         # A copy first: on CPU some JAX versions (0.10.0) alias a numpy array's memory,
         # and the buffer's later set() calls would show through.
@@ -133,8 +133,8 @@ def buffer(shape: Shape, dtype: str = "float32", values: Any = None) -> TensorBu
     >>> b = tf.buffer([2, 2])
     >>> b.set(5, 0, 1)
     >>> b.to_tensor()
-    Array([[0., 5.],
-           [0., 0.]], dtype=float32)
+    Tensor([[0., 5.],
+            [0., 0.]], shape=(2, 2), dtype=float32)
     """
     return TensorBuffer(shape, dtype, values)
 

@@ -20,6 +20,8 @@ import numpy as np
 import optax
 from jax.core import Tracer
 
+from .._tensor import unwrap
+
 LearningRate = float | Callable[[Any], Any]  # a number, or an optax schedule of the step count
 
 _INJECTED = (optax.InjectHyperparamsState, optax.InjectStatefulHyperparamsState)
@@ -27,6 +29,7 @@ _INJECTED = (optax.InjectHyperparamsState, optax.InjectStatefulHyperparamsState)
 
 def _concrete_number(value: Any) -> int | float | None:
     """`value` as a Python number when it is a real, non-bool number (or 0-d array)."""
+    value = unwrap(value)
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -88,6 +91,7 @@ def learning_rate(
 
 def new_learning_rate(value: Any, fn: str) -> Any:
     """A rate for `set_learning_rate`: a number, or a float scalar array (traced too)."""
+    value = unwrap(value)
     if isinstance(value, (jax.Array, Tracer)) and not isinstance(value, bool):
         if value.ndim == 0 and jnp.issubdtype(value.dtype, jnp.floating):
             return value

@@ -141,8 +141,8 @@ class Optimizer:
         f: Callable[[], ArrayLike],
         return_cost: bool = False,
         var_list: Sequence[Variable] | None = None,
-    ) -> jax.Array | None:
-        """Compute gradients of `f` and apply them; return the cost when asked.
+    ) -> Any:
+        """Compute gradients of `f` and apply them; return the cost (a Tensor) when asked.
 
         >>> import tfjs_grad as tf
         >>> x = tf.variable(tf.tensor1d([2, 2]), name="doc_min_x")
@@ -163,6 +163,7 @@ class Optimizer:
             value, grads = loss_gradients(loss)
         else:
             value, grads = self.compute_gradients(f, var_list)
+        value = _scope.track(value)
         if var_list is None:
             self.apply_gradients(grads)
         else:

@@ -141,7 +141,7 @@ def conv1d(
 
     >>> import tfjs_grad as tf
     >>> tf.conv1d(tf.ones([1, 4, 1]), tf.ones([2, 1, 1]), 1, "same")[0, :, 0]
-    Array([2., 2., 2., 1.], dtype=float32)
+    Tensor([2., 2., 2., 1.], shape=(4,), dtype=float32)
     """
     x3, unbatched = _geometry.batched(
         x, 3, "conv1d", "Error in {fn}: input must be rank 3, but got rank {rank}."
@@ -256,11 +256,11 @@ def conv2d_transpose(
 
     >>> import tfjs_grad as tf
     >>> tf.conv2d_transpose(tf.ones([1, 1, 1]), tf.ones([2, 2, 1, 1]), [2, 2, 1], 1, "valid")
-    Array([[[1.],
-            [1.]],
-    <BLANKLINE>
-           [[1.],
-            [1.]]], dtype=float32)
+    Tensor([[[1.],
+             [1.]],
+    
+            [[1.],
+             [1.]]], shape=(2, 2, 1), dtype=float32)
     """
     shape = [int(d) for d in output_shape]
     if len(shape) != x.ndim:
@@ -358,7 +358,7 @@ def depthwise_conv2d(
 
     >>> import tfjs_grad as tf
     >>> tf.depthwise_conv2d(tf.ones([1, 2, 2, 2]), tf.ones([2, 2, 2, 1]), 1, "valid")
-    Array([[[[4., 4.]]]], dtype=float32)
+    Tensor([[[[4., 4.]]]], shape=(1, 1, 1, 2), dtype=float32)
     """
     return _depthwise(
         "depthwiseConv2d", x, filter, strides, pad, data_format, dilations, dim_rounding_mode
@@ -385,7 +385,7 @@ def separable_conv2d(
     >>> import tfjs_grad as tf
     >>> tf.separable_conv2d(tf.ones([2, 2, 1]), tf.ones([2, 2, 1, 1]), tf.ones([1, 1, 1, 2]),
     ...                     1, "valid")
-    Array([[[4., 4.]]], dtype=float32)
+    Tensor([[[4., 4.]]], shape=(1, 1, 2), dtype=float32)
     """
     x4, unbatched = (x[None], True) if x.ndim == 3 else (x, False)
     if data_format == "NCHW":

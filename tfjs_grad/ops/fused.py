@@ -90,7 +90,7 @@ def mat_mul(config: Mapping[str, Any] | None = None, **keywords: Any) -> jax.Arr
     >>> import tfjs_grad as tf
     >>> tf.fused.matMul({"a": [[1.0, -2.0]], "b": [[1.0], [1.0]], "bias": [0.5],
     ...                  "activation": "relu"})
-    Array([[0.]], dtype=float32)
+    Tensor([[0.]], shape=(1, 1), dtype=float32)
     """
     return _mat_mul(**_options("fused.matMul", config, keywords))
 
@@ -127,7 +127,7 @@ def conv2d(config: Mapping[str, Any] | None = None, **keywords: Any) -> jax.Arra
     >>> import tfjs_grad as tf
     >>> tf.fused.conv2d({"x": tf.ones([1, 2, 2, 1]), "filter": tf.ones([2, 2, 1, 1]),
     ...                  "strides": 1, "pad": "valid", "bias": [-5.0], "activation": "relu"})
-    Array([[[[0.]]]], dtype=float32)
+    Tensor([[[[0.]]]], shape=(1, 1, 1, 1), dtype=float32)
     """
     return _conv2d(**_options("fused.conv2d", config, keywords))
 
@@ -139,7 +139,7 @@ def depthwise_conv2d(config: Mapping[str, Any] | None = None, **keywords: Any) -
     >>> import tfjs_grad as tf
     >>> tf.fused.depthwise_conv2d({"x": tf.ones([1, 2, 2, 1]), "filter": tf.ones([2, 2, 1, 2]),
     ...                            "strides": 1, "pad": "valid", "activation": "sigmoid"})
-    Array([[[[0.98201376, 0.98201376]]]], dtype=float32)
+    Tensor([[[[0.98201376, 0.98201376]]]], shape=(1, 1, 1, 2), dtype=float32)
     """
     return _conv2d(**_options("fused.depthwiseConv2d", config, keywords), depthwise=True)
 

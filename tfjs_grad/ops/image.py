@@ -103,7 +103,7 @@ def grayscale_to_rgb(image: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.image.grayscale_to_rgb([[[0.5]]])
-    Array([[[0.5, 0.5, 0.5]]], dtype=float32)
+    Tensor([[[0.5, 0.5, 0.5]]], shape=(1, 1, 3), dtype=float32)
     """
     if image.ndim < 2:
         raise ValueError(
@@ -124,7 +124,7 @@ def rgb_to_grayscale(image: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.image.rgbToGrayscale([[1.0, 0.0, 0.0]])
-    Array([[0.2989]], dtype=float32)
+    Tensor([[0.2989]], shape=(1, 1), dtype=float32)
     """
     if image.ndim < 2:
         raise ValueError(
@@ -172,7 +172,7 @@ def resize_bilinear(
 
     >>> import tfjs_grad as tf
     >>> tf.image.resizeBilinear(tf.reshape(tf.tensor1d([0, 2]), [1, 2, 1]), [1, 4])[0, :, 0]
-    Array([0., 1., 2., 2.], dtype=float32)
+    Tensor([0., 1., 2., 2.], shape=(4,), dtype=float32)
     """
     x, unbatched = _batched_image("resizeBilinear", images, size, align_corners, half_pixel_centers)
     x = _float(x)
@@ -205,7 +205,7 @@ def resize_nearest_neighbor(
     >>> import tfjs_grad as tf
     >>> x = tf.reshape(tf.tensor1d([1, 2]), [1, 2, 1])
     >>> tf.image.resize_nearest_neighbor(x, [1, 4])[0, :, 0]
-    Array([1., 1., 2., 2.], dtype=float32)
+    Tensor([1., 1., 2., 2.], shape=(4,), dtype=float32)
     """
     x, unbatched = _batched_image(
         "resizeNearestNeighbor", images, size, align_corners, half_pixel_centers
@@ -241,9 +241,9 @@ def rotate_with_offset(
     >>> import tfjs_grad as tf
     >>> x = tf.reshape(tf.range(1, 10), [1, 3, 3, 1])
     >>> tf.image.rotate_with_offset(x, math.pi, 0, 1 / 3)[0, :, :, 0]
-    Array([[9., 8., 7.],
-           [6., 5., 4.],
-           [3., 2., 1.]], dtype=float32)
+    Tensor([[9., 8., 7.],
+            [6., 5., 4.],
+            [3., 2., 1.]], shape=(3, 3), dtype=float32)
     """
     if image.ndim != 4:
         raise ValueError(
@@ -303,9 +303,9 @@ def crop_and_resize(
     >>> import tfjs_grad as tf
     >>> img = tf.reshape(tf.tensor1d([0, 1, 2, 3]), [1, 2, 2, 1])
     >>> tf.image.cropAndResize(img, [[0, 0, 1, 1]], tf.tensor1d([0], "int32"), [3, 3])[0, ..., 0]
-    Array([[0. , 0.5, 1. ],
-           [1. , 1.5, 2. ],
-           [2. , 2.5, 3. ]], dtype=float32)
+    Tensor([[0. , 0.5, 1. ],
+            [1. , 1.5, 2. ],
+            [2. , 2.5, 3. ]], shape=(3, 3), dtype=float32)
     """
     n = boxes.shape[0]
     if image.ndim != 4:
@@ -590,7 +590,7 @@ def non_max_suppression(
     >>> import tfjs_grad as tf
     >>> boxes = tf.tensor2d([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 5, 1, 6]])
     >>> tf.image.nonMaxSuppression(boxes, tf.tensor1d([0.9, 0.8, 0.7]), 3)
-    Array([0, 2], dtype=int32)
+    Tensor([0, 2], shape=(2,), dtype=int32)
     """
     selected, _ = _suppress(boxes, scores, max_output_size, iou_threshold, score_threshold, 0.0)
     return jnp.asarray(selected, jnp.int32)
@@ -759,7 +759,7 @@ def threshold(
 
     >>> import tfjs_grad as tf
     >>> tf.image.threshold(tf.tensor3d([[[100], [200]]]))[..., 0]
-    Array([[  0, 255]], dtype=int32)
+    Tensor([[  0, 255]], shape=(1, 2), dtype=int32)
     """
     if image.ndim != 3:
         raise ValueError(f"Error in threshold: image must be rank 3,but got rank {image.ndim}.")

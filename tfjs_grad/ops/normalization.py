@@ -72,7 +72,7 @@ def batch_norm(
 
     >>> import tfjs_grad as tf
     >>> tf.batch_norm([[1.0, 3.0]], [1.0, 1.0], [4.0, 1.0], None, None, 0.0)
-    Array([[0., 2.]], dtype=float32)
+    Tensor([[0., 2.]], shape=(1, 2), dtype=float32)
     """
     return _normalize(x, mean, variance, offset, scale, variance_epsilon)
 
@@ -111,7 +111,7 @@ def batch_norm2d(
 
     >>> import tfjs_grad as tf
     >>> tf.batch_norm2d([[2.0]], [1.0], [1.0], None, None, 0.0)
-    Array([[1.]], dtype=float32)
+    Tensor([[1.]], shape=(1, 1), dtype=float32)
     """
     _CHECK_2D(x, mean=mean, variance=variance, scale=scale, offset=offset)
     return _normalize(x, mean, variance, offset, scale, variance_epsilon)
@@ -149,7 +149,7 @@ def batch_norm4d(
 
     >>> import tfjs_grad as tf
     >>> tf.batch_norm4d(tf.ones([1, 1, 1, 2]), [1.0, 0.0], [1.0, 1.0], None, None, 0.0)
-    Array([[[[0., 1.]]]], dtype=float32)
+    Tensor([[[[0., 1.]]]], shape=(1, 1, 1, 2), dtype=float32)
     """
     _CHECK_4D(x, mean=mean, variance=variance, scale=scale, offset=offset)
     return _normalize(x, mean, variance, offset, scale, variance_epsilon)
@@ -168,7 +168,7 @@ def local_response_normalization(
 
     >>> import tfjs_grad as tf
     >>> tf.local_response_normalization(tf.ones([1, 1, 1, 2]), 1, 1, 1, 1)
-    Array([[[[0.33333334, 0.33333334]]]], dtype=float32)
+    Tensor([[[[0.33333334, 0.33333334]]]], shape=(1, 1, 1, 2), dtype=float32)
     """
     if x.ndim not in (3, 4):
         raise ValueError(
@@ -206,7 +206,7 @@ def moving_average(
 
     >>> import tfjs_grad as tf
     >>> tf.moving_average([0.0], [1.0], 0.5, 1)
-    Array([1.], dtype=float32)
+    Tensor([1.], shape=(1,), dtype=float32)
     """
     if v.dtype != x.dtype:
         raise ValueError(

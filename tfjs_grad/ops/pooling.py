@@ -134,8 +134,8 @@ def max_pool(
     >>> import tfjs_grad as tf
     >>> x = tf.reshape(tf.range(1, 10), [3, 3, 1])
     >>> tf.max_pool(x, 2, 2, "same")[..., 0]
-    Array([[5., 6.],
-           [8., 9.]], dtype=float32)
+    Tensor([[5., 6.],
+            [8., 9.]], shape=(2, 2), dtype=float32)
     """
     message = "Error in {fn}: input must be rank 4 but got rank {rank}."
     xb, unbatched, window, stride, pads = _geometry_of(
@@ -157,8 +157,8 @@ def avg_pool(
     >>> import tfjs_grad as tf
     >>> x = tf.reshape(tf.range(1, 10), [3, 3, 1])
     >>> tf.avg_pool(x, 2, 2, "same")[..., 0]
-    Array([[3. , 4.5],
-           [7.5, 9. ]], dtype=float32)
+    Tensor([[3. , 4.5],
+            [7.5, 9. ]], shape=(2, 2), dtype=float32)
     """
     message = "Error in {fn}: x must be rank 4 but got rank {rank}."
     xb, unbatched, window, stride, pads = _geometry_of(
@@ -311,7 +311,7 @@ def pool(
     >>> import tfjs_grad as tf
     >>> x = tf.reshape(tf.range(0, 9), [3, 3, 1])
     >>> tf.pool(x, 2, "max", "valid", 2)[..., 0]
-    Array([[8.]], dtype=float32)
+    Tensor([[8.]], shape=(1, 1), dtype=float32)
     """
     dilations = 1 if dilations is None else dilations
     strides = 1 if strides is None else strides

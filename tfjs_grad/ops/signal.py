@@ -33,7 +33,7 @@ def hann_window(window_length: int) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.signal.hannWindow(5)
-    Array([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)
+    Tensor([0. , 0.5, 1. , 0.5, 0. ], shape=(5,), dtype=float32)
     """
     return _cosine_window(int(window_length), 0.5, 0.5)
 
@@ -44,7 +44,7 @@ def hamming_window(window_length: int) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.signal.hamming_window(3)
-    Array([0.08, 1.  , 0.08], dtype=float32)
+    Tensor([0.08, 1.  , 0.08], shape=(3,), dtype=float32)
     """
     return _cosine_window(int(window_length), 0.54, 0.46)
 
@@ -63,9 +63,9 @@ def frame(
 
     >>> import tfjs_grad as tf
     >>> tf.signal.frame([1.0, 2.0, 3.0, 4.0, 5.0], 2, 2, True)
-    Array([[1., 2.],
-           [3., 4.],
-           [5., 0.]], dtype=float32)
+    Tensor([[1., 2.],
+            [3., 4.],
+            [5., 0.]], shape=(3, 2), dtype=float32)
     """
     length, size, step = int(frame_length), signal.shape[-1], int(frame_step)
     starts = list(range(0, size - length + 1, step)) if size >= length else []

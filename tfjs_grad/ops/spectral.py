@@ -30,7 +30,7 @@ def fft(input: ArrayLike) -> jax.Array:
     >>> import numpy as np
     >>> import tfjs_grad as tf
     >>> tf.fft(np.array([1, 0], np.complex64))
-    Array([1.+0.j, 1.+0.j], dtype=complex64)
+    Tensor([1.+0.j, 1.+0.j], shape=(2,), dtype=complex64)
     """
     return jnp.fft.fft(_complex("tf.spectral.fft", input), axis=-1).astype(jnp.complex64)
 
@@ -42,7 +42,7 @@ def ifft(input: ArrayLike) -> jax.Array:
     >>> import numpy as np
     >>> import tfjs_grad as tf
     >>> tf.ifft(np.array([1, 1], np.complex64))
-    Array([1.+0.j, 0.+0.j], dtype=complex64)
+    Tensor([1.+0.j, 0.+0.j], shape=(2,), dtype=complex64)
     """
     return jnp.fft.ifft(_complex("tf.spectral.ifft", input), axis=-1).astype(jnp.complex64)
 
@@ -54,7 +54,7 @@ def rfft(input: ArrayLike, fft_length: int | None = None) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.rfft([1.0, 1.0, 1.0, 1.0])
-    Array([4.+0.j, 0.+0.j, 0.+0.j], dtype=complex64)
+    Tensor([4.+0.j, 0.+0.j, 0.+0.j], shape=(3,), dtype=complex64)
     """
     if not jnp.issubdtype(input.dtype, jnp.floating):
         raise TypeError(
@@ -73,7 +73,7 @@ def irfft(input: ArrayLike) -> jax.Array:
     >>> import numpy as np
     >>> import tfjs_grad as tf
     >>> tf.irfft(np.array([4, 0, 0], np.complex64))
-    Array([[1., 1., 1., 1.]], dtype=float32)
+    Tensor([[1., 1., 1., 1.]], shape=(1, 4), dtype=float32)
     """
     x = _complex("tf.spectral.irfft", input)
     m = x.shape[-1]

@@ -34,6 +34,7 @@ from .._tensors import ArrayLike, convert, dtype_name
 from ..gradients import LossProgram, VariableGrads, loss_gradients, loss_program, variable_grads
 from ..variables import Variable, lookup_variable, registered_variables, variable, variable_by_uid
 from . import _hyperparams
+from ._describe import describe
 
 _optimizer_ids = itertools.count()
 _state_ids: set[int] = set()  # Variable.id of every Variable made to hold optimizer state
@@ -724,9 +725,18 @@ class Optimizer:
             raise ValueError(f"This {self.class_name} optimizer was disposed.")
 
     def __repr__(self) -> str:
+        """tfjs optimizers show their config; a wrapped optax one what it is made of.
+
+        >>> import optax, tfjs_grad as tf
+        >>> tf.train.from_optax(optax.adam(1e-3))
+        <tf.train.from_optax(chain(scale_by_adam, scale)) iterations=0>
+        """
+        wrapped = not self._config_keys
+        what = f"from_optax({describe(self._tx)})" if wrapped else self.class_name
         if self._disposed:
-            return f"<tf.train.{self.class_name} (disposed)>"
-        return f"<tf.train.{self.class_name} {self.get_config()}>"
+            return f"<tf.train.{what} (disposed)>"
+        state = f"iterations={self.iterations}" if wrapped else self.get_config()
+        return f"<tf.train.{what} {state}>"
 
     computeGradients = compute_gradients
     applyGradients = apply_gradients

@@ -30,8 +30,19 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {}
 
 
 def load(name: str) -> dict[str, Any]:
-    """A fixture file of tests/reference/ as a dict."""
-    return json.loads((REFERENCE / name).read_text())
+    """A fixture file of tests/reference/ as a dict. Its `functions` section (JS callbacks
+    that are `tf[op]` with leading arguments bound) is registered in FUNCTIONS."""
+    fixture = json.loads((REFERENCE / name).read_text())
+    for fn_name, spec in fixture.get("functions", {}).items():
+        FUNCTIONS[fn_name] = _bound(spec["op"], spec["bound"])
+    return fixture
+
+
+def _bound(op: str, bound: list[dict[str, Any]]) -> Callable[..., Any]:
+    def call(*rest: Any) -> Any:
+        return resolve(op)(*(decode(a) for a in bound), *rest)
+
+    return call
 
 
 def snake(name: str) -> str:

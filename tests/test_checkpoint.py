@@ -584,20 +584,38 @@ def test_every_manifest_mutation_loads_exactly_or_raises_and_changes_nothing(fuz
 
 # -- packaging ------------------------------------------------------------------------------
 def test_every_third_party_import_of_the_package_is_a_declared_dependency():
+    """Plain imports are dependencies; an import guarded by `except ImportError` (tqdm's
+    progress bar) is optional and must be declared in one of the extras."""
     tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
     root = pathlib.Path(tf.__file__).parent
-    imported = set()
+
+    def modules(node):
+        if isinstance(node, ast.Import):
+            return {alias.name.split(".")[0] for alias in node.names}
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            return {node.module.split(".")[0]}
+        return set()
+
+    imported, optional = set(), set()
     for source in root.rglob("*.py"):
-        for node in ast.walk(ast.parse(source.read_text())):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                imported.add(node.module.split(".")[0])
-    third_party = imported - set(sys.stdlib_module_names) - {"tfjs_grad"}
+        tree = ast.parse(source.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Try) and any(
+                isinstance(h.type, ast.Name) and h.type.id == "ImportError" for h in node.handlers
+            ):
+                for inner in node.body:
+                    for sub in ast.walk(inner):
+                        optional |= modules(sub)
+        for node in ast.walk(tree):
+            imported |= modules(node)
+    stdlib = set(sys.stdlib_module_names) | {"tfjs_grad"}
     project = tomllib.loads((root.parent / "pyproject.toml").read_text())["project"]
     normalise = lambda name: re.sub(r"[-_.]+", "-", name).lower()  # noqa: E731
-    declared = {normalise(re.split(r"[<>=!~ ;\[]", d)[0]) for d in project["dependencies"]}
+    names = lambda deps: {normalise(re.split(r"[<>=!~ ;\[]", d)[0]) for d in deps}  # noqa: E731
+    declared = names(project["dependencies"])
+    extras = names(d for deps in project["optional-dependencies"].values() for d in deps)
     distributions = importlib.metadata.packages_distributions()
-    for module in sorted(third_party):
+    for module in sorted(imported - stdlib):
         providers = {normalise(d) for d in distributions.get(module, [module])}
-        assert providers & declared, f"'import {module}' is not declared in pyproject.toml"
+        allowed = declared | extras if module in optional else declared
+        assert providers & allowed, f"'import {module}' is not declared in pyproject.toml"

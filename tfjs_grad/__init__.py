@@ -5,7 +5,19 @@
 [2.0, 4.0, 6.0]
 """
 
-from . import io, losses, ops, train, util
+from . import (
+    constraints,
+    initializers,
+    io,
+    layers,
+    linalg,  # opsshapes: tf.linalg (bandPart, gramSchmidt, qr)
+    losses,
+    models,
+    ops,
+    regularizers,
+    train,
+    util,
+)
 from .functional import functionalize, get_state, getState, set_state, setState
 from .gradients import (
     ValueAndGrad,
@@ -25,8 +37,10 @@ from .gradients import (
     variableGrads,
 )
 from .jit import jit, jit_loop, jitLoop
+from .layers.base import input as input
 from .losses import Reduction
 from .memory import Memory, dispose, keep, memory, tidy
+from .models import LayersModel, Sequential, load_layers_model, loadLayersModel, model, sequential
 from .ops import *  # noqa: F403  (the ops are tf.<name>, as in tfjs; see ops.__all__)
 
 # tfjs names that equal Python builtins: attributes of tf, never star-exported.
@@ -51,6 +65,7 @@ from .variables import (
 __all__ = [
     "Reduction",
     "io",
+    "linalg",  # opsshapes
     "losses",
     "Memory",
     "dispose",
@@ -93,3 +108,21 @@ __all__ = [
     "variableGrads",
 ]
 __all__ += ops.__all__
+__all__ += [  # layers and models
+    "constraints",
+    "initializers",
+    "layers",
+    "models",
+    "regularizers",
+    "LayersModel",
+    "Sequential",
+    "loadLayersModel",
+    "load_layers_model",
+    "model",
+    "sequential",
+]
+
+# training (models/_training.py): tf.callbacks, tf.metrics
+from . import callbacks, metrics  # noqa: E402
+
+__all__ += ["callbacks", "metrics"]

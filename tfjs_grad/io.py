@@ -382,6 +382,7 @@ def save_weights(
     *,
     shard_size_bytes: int = DEFAULT_SHARD_SIZE_BYTES,
     model_topology: Mapping[str, Any] | None = None,
+    names: Sequence[str] | None = None,
 ) -> Path:
     """Write Variables as tfjs weights: `directory/model.json` + `group1-shardKofM-<digest>.bin`.
 
@@ -390,8 +391,10 @@ def save_weights(
     weights, as tfjs's `model.save` writes), split into shards of at most
     `shard_size_bytes`, each named with a digest of its bytes. With `model_topology` (the
     `modelTopology` of a tfjs Layers model's model.json), tfjs's `loadLayersModel` reads the
-    result. An existing `directory` is replaced only if it holds nothing but files that
-    `save_weights` writes, and atomically: model.json is renamed into place last, so after a
+    result. `names` (one per Variable) are written in place of the Variables' names, as a
+    Layers model saves its weights under their unsuffixed names. An existing `directory` is
+    replaced only if it holds nothing but files that `save_weights` writes, and atomically:
+    model.json is renamed into place last, so after a
     crash at any point the folder holds the previous save or this one; the next save deletes
     what an interrupted one left. Returns the path of model.json.
 
@@ -424,12 +427,17 @@ def save_weights(
         raise ValueError(
             "Argument 'model_topology' is a whole model.json; pass its 'modelTopology' instead"
         )
-    _check_unique([v.name for v in variables], "Argument 'var_list'")
+    if names is not None and len(names) != len(variables):
+        raise ValueError(
+            f"Argument 'names' has {len(names)} entries but {len(variables)} Variables are saved"
+        )
+    written = [v.name for v in variables] if names is None else [str(n) for n in names]
+    _check_unique(written, "Argument 'names'" if names is not None else "Argument 'var_list'")
     target = Path(directory).absolute()
     if os.path.lexists(target) and (target.is_symlink() or not target.is_dir()):
         raise ValueError(f"{target} exists and is not a directory")
 
-    encoded = [_encode(v) for v in variables]
+    encoded = [_encode(v, name) for v, name in zip(variables, written)]
     data = memoryview(b"".join(chunk for _, chunk in encoded))
     count = max(1, math.ceil(len(data) / shard_size_bytes))
     chunks = [data[k * shard_size_bytes : (k + 1) * shard_size_bytes] for k in range(count)]
@@ -460,7 +468,7 @@ def _shard_file_name(k: int, count: int, chunk: memoryview) -> str:
     return f"group1-shard{k}of{count}-{hashlib.sha256(chunk).hexdigest()[:16]}.bin"
 
 
-def _encode(v: Variable) -> tuple[dict[str, Any], bytes]:
+def _encode(v: Variable, name: str) -> tuple[dict[str, Any], bytes]:
     if v.is_disposed:
         raise ValueError(f"Variable '{v.name}' is disposed.")
     dtype = np.dtype(v.dtype).name
@@ -470,7 +478,7 @@ def _encode(v: Variable) -> tuple[dict[str, Any], bytes]:
             f"({', '.join(_STORED)})"
         )
     data = np.ascontiguousarray(np.asarray(v.read()), dtype=_STORED[dtype]).tobytes()
-    return {"name": v.name, "shape": list(v.shape), "dtype": dtype}, data
+    return {"name": name, "shape": list(v.shape), "dtype": dtype}, data
 
 
 def _model_json(topology: Mapping[str, Any] | None, manifest: list[Any]) -> dict[str, Any]:

@@ -7,6 +7,8 @@ Names equal to Python builtins (`abs`, `max`, `min`, `pow`, `range`, `slice`, `s
 are left out of `__all__` so that `from tfjs_grad import *` never shadows a builtin.
 """
 
+from . import _opsshapes
+from ._opsshapes import *  # noqa: F403
 from .activations import (
     elu,
     leaky_relu,
@@ -41,7 +43,7 @@ from .arithmetic import (
     squaredDifference,
     sub,
 )
-from .convolution import avg_pool, avgPool, conv2d, max_pool, maxPool
+from .convolution import conv2d
 from .creation import (
     fill,
     linspace,
@@ -87,6 +89,7 @@ from .logic import (
     notEqual,
     where,
 )
+from .pooling import avg_pool, avgPool, max_pool, maxPool
 from .reductions import (
     Moments,
     arg_max,
@@ -126,6 +129,50 @@ from .utilities import (
     nextFrame,
     print_,
 )
+
+# isort: split
+# -- OPS2.md's convolution, pooling, normalization, fused, spectral, signal and image ops
+# (convolution.py, pooling.py, normalization.py; the sub-namespaces fused, spectral, signal,
+# image are modules of their own)
+from .convolution import (
+    conv1d,
+    conv2d_transpose,
+    conv2dTranspose,
+    conv3d,
+    conv3d_transpose,
+    conv3dTranspose,
+    depthwise_conv2d,
+    depthwiseConv2d,
+    dilation2d,
+    separable_conv2d,
+    separableConv2d,
+)
+from .normalization import (
+    batch_norm,
+    batch_norm2d,
+    batch_norm3d,
+    batch_norm4d,
+    batchNorm,
+    batchNorm2d,
+    batchNorm3d,
+    batchNorm4d,
+    local_response_normalization,
+    localResponseNormalization,
+    moving_average,
+    movingAverage,
+)
+from .pooling import (
+    MaxPoolWithArgmax,
+    avg_pool3d,
+    avgPool3d,
+    max_pool3d,
+    max_pool_with_argmax,
+    maxPool3d,
+    maxPoolWithArgmax,
+    pool,
+)
+
+# -- end of OPS2.md's nn ops
 
 abs = abs_
 max = max_
@@ -242,4 +289,39 @@ __all__ = [
     "zeros",
     "zeros_like",
     "zerosLike",
+]
+__all__.extend(_opsshapes.__all__)  # OPS2.md groups of helper opsshapes (see _opsshapes.py)
+# OPS2.md's nn ops (the block above)
+__all__ += [
+    "MaxPoolWithArgmax",
+    "avg_pool3d",
+    "avgPool3d",
+    "batch_norm",
+    "batch_norm2d",
+    "batch_norm3d",
+    "batch_norm4d",
+    "batchNorm",
+    "batchNorm2d",
+    "batchNorm3d",
+    "batchNorm4d",
+    "conv1d",
+    "conv2d_transpose",
+    "conv2dTranspose",
+    "conv3d",
+    "conv3d_transpose",
+    "conv3dTranspose",
+    "depthwise_conv2d",
+    "depthwiseConv2d",
+    "dilation2d",
+    "local_response_normalization",
+    "localResponseNormalization",
+    "max_pool3d",
+    "max_pool_with_argmax",
+    "maxPool3d",
+    "maxPoolWithArgmax",
+    "moving_average",
+    "movingAverage",
+    "pool",
+    "separable_conv2d",
+    "separableConv2d",
 ]

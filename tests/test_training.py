@@ -1,0 +1,233 @@
+"""model.compile / fit / evaluate / trainOnBatch train as tfjs 4.22's do.
+
+tests/reference/training.json (written by gen_training.js) holds tfjs's fit histories
+(loss, metrics and val_* per epoch, validationSplit and validationData, short last
+batches), every batch's logs, the weights after fit, evaluate and trainOnBatch, for dense
+models given the same weights and data here (shuffle false, so the order is fixed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tfjs_grad as tf
+
+REFERENCE = json.loads((Path(__file__).parent / "reference" / "training.json").read_text())
+FITS = {case["id"]: case for case in REFERENCE["fits"]}
+RTOL, ATOL = 2e-5, 2e-6
+
+
+def _model(case: dict):
+    layers = []
+    for i, spec in enumerate(case["layers"]):
+        config = {"units": spec["units"], "activation": spec["activation"]}
+        if i == 0:
+            config["inputShape"] = [case["input_dim"]]
+        layers.append(tf.layers.dense(config))
+    model = tf.sequential({"layers": layers})
+    model.setWeights([tf.tensor(np.asarray(w, np.float32)) for w in case["init"]])
+    return model
+
+
+def _optimizer(spec):
+    if isinstance(spec, str):
+        return spec
+    return getattr(tf.train, spec["factory"])(*spec["args"])
+
+
+def _custom_mae(y_true, y_pred):
+    return tf.mean(tf.abs(tf.sub(y_pred, y_true)), -1)
+
+
+def _compile(model, case):
+    c = case["compile"]
+    loss = _custom_mae if c["loss"] == "custom_mae" else c["loss"]
+    model.compile({"optimizer": _optimizer(c["optimizer"]), "loss": loss, "metrics": c["metrics"]})
+
+
+def _close(actual, expected, what):
+    np.testing.assert_allclose(np.asarray(actual, np.float64), np.asarray(expected, np.float64),
+                               rtol=RTOL, atol=ATOL, err_msg=what)  # fmt: skip
+
+
+def _fit(model, case, batch_logs):
+    f = case["fit"]
+    epoch_now = [0]
+
+    def on_epoch_begin(epoch, logs):
+        epoch_now[0] = epoch
+
+    def on_batch_end(batch, logs):
+        batch_logs.append({"epoch": epoch_now[0], **logs})
+
+    callbacks = [
+        tf.callbacks.CustomCallback({"onEpochBegin": on_epoch_begin, "on_batch_end": on_batch_end})
+    ]
+    if f.get("earlyStopping"):
+        callbacks.append(tf.callbacks.earlyStopping(f["earlyStopping"]))
+    kwargs = {"epochs": f["epochs"], "batch_size": f["batchSize"], "shuffle": False, "verbose": 0,
+              "callbacks": callbacks}  # fmt: skip
+    if "validationSplit" in f:
+        kwargs["validation_split"] = f["validationSplit"]
+    if f.get("validationData"):
+        kwargs["validationData"] = [case["val_x"], case["val_y"]]
+    if f.get("classWeight"):
+        kwargs["classWeight"] = {int(k): v for k, v in f["classWeight"].items()}
+    if "initialEpoch" in f:
+        kwargs["initialEpoch"] = f["initialEpoch"]
+    return model.fit(np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32), **kwargs)
+
+
+@pytest.mark.parametrize("case_id", sorted(FITS))
+def test_fit_evaluate_train_on_batch_match_tfjs(case_id):
+    case = FITS[case_id]
+    model = _model(case)
+    _compile(model, case)
+    assert model.metricsNames == case["metrics_names"]
+    batch_logs: list[dict] = []
+    history = _fit(model, case, batch_logs)
+    assert history.epoch == case["epoch"]
+    assert list(history.history) == case["history_keys"]  # val_* first, 'accuracy' is 'acc'
+    for key, values in case["history"].items():
+        _close(history.history[key], values, f"history[{key}]")
+    assert [set(b) for b in batch_logs] == [set(b) for b in case["batch_logs"]]
+    for ours, ref in zip(batch_logs, case["batch_logs"]):
+        assert (ours["epoch"], ours["batch"], ours["size"]) == (
+            ref["epoch"],
+            ref["batch"],
+            ref["size"],
+        )
+        for key in ref:
+            _close(ours[key], ref[key], f"batch {ref['batch']} of epoch {ref['epoch']}: {key}")
+    for ours, ref in zip(model.getWeights(), case["weights_after"]):
+        _close(ours, ref, "weights after fit")
+    x, y = np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32)
+    evaluated = model.evaluate(x, y, {"batchSize": 5})
+    if isinstance(case["evaluate"], list):
+        assert isinstance(evaluated, list) and len(evaluated) == len(case["evaluate"])
+        _close([float(v) for v in evaluated], case["evaluate"], "evaluate")
+    else:
+        _close(float(evaluated), case["evaluate"], "evaluate")
+    on_batch = model.trainOnBatch(x[:5], y[:5])
+    _close(on_batch, case["train_on_batch"], "trainOnBatch")
+    for ours, ref in zip(model.getWeights(), case["weights_after_tob"]):
+        _close(ours, ref, "weights after trainOnBatch")
+
+
+def test_one_trace_per_batch_size_remainder_included():
+    case = FITS["bce_acc_split"]  # 9 training samples in batches 4, 4, 1
+    model = _model(case)
+    _compile(model, case)
+    _fit(model, case, [])
+    step = model._compiled.train_step
+    # one trace finds the Variables the step uses (tf.jit's layout), then one per batch size
+    assert step.trace_count == 3  # batch sizes 4 and 1, over 3 epochs
+    model.fit(np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32),
+              epochs=2, batchSize=4, shuffle=False, validationSplit=0.25, verbose=0)  # fmt: skip
+    assert step.trace_count == 3
+
+
+def test_shuffle_visits_every_sample_once_per_epoch():
+    case = FITS["mse_mae_sgd_string"]
+    model = _model(case)
+    _compile(model, case)
+    x, y = np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32)
+    sizes: list[int] = []
+    hooks = {"onBatchEnd": lambda b, logs: sizes.append(logs["size"])}
+    history = model.fit(x, y, {"epochs": 2, "batchSize": 4, "verbose": 0, "callbacks": hooks})
+    assert sizes == [4, 4, 3, 4, 4, 3]
+    # The epoch loss is the size-weighted mean of batch losses in any order; with the
+    # weights before each step it differs from the unshuffled run only by the order.
+    assert len(history.history["loss"]) == 2 and np.isfinite(history.history["loss"]).all()
+
+
+def test_history_is_awaitable_and_config_forms_agree():
+    case = FITS["early_stopping"]
+    x, y = np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32)
+    results = []
+    for form in ("dict", "camel", "snake"):
+        model = _model(case)
+        model.compile(optimizer=tf.train.sgd(0.1), loss="meanSquaredError")
+        if form == "dict":
+            h = model.fit(x, y, {"epochs": 2, "batchSize": 4, "shuffle": False, "verbose": 0})
+        elif form == "camel":
+            h = model.fit(x, y, epochs=2, batchSize=4, shuffle=False, verbose=0)
+        else:
+
+            async def run(model=model):
+                return await model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+
+            h = asyncio.run(run())
+        results.append(h.history["loss"])
+    assert results[0] == results[1] == results[2]
+
+
+def test_async_callbacks_are_awaited():
+    case = FITS["early_stopping"]
+    model = _model(case)
+    model.compile(optimizer="sgd", loss="meanSquaredError")
+    seen = []
+
+    async def on_epoch_end(epoch, logs):
+        await asyncio.sleep(0)
+        seen.append((epoch, sorted(logs)))
+
+    model.fit(np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32),
+              epochs=2, verbose=0, callbacks=[{"onEpochEnd": on_epoch_end}])  # fmt: skip
+    assert seen == [(0, ["loss"]), (1, ["loss"])]
+
+
+def test_errors_use_tfjs_phrases():
+    case = FITS["bce_acc_split"]
+    model = _model(case)
+    x, y = np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32)
+    with pytest.raises(RuntimeError, match="You must compile a model before training/testing"):
+        model.fit(x, y, verbose=0)
+    with pytest.raises(ValueError, match="Unknown Optimizer nope"):
+        model.compile(optimizer="nope", loss="meanSquaredError")
+    with pytest.raises(ValueError, match="Unknown loss nope"):
+        model.compile(optimizer="sgd", loss="nope")
+    with pytest.raises(ValueError, match="Unknown metric nope"):
+        model.compile(optimizer="sgd", loss="meanSquaredError", metrics=["nope"])
+    model.compile(optimizer="sgd", loss="binaryCrossentropy")
+    with pytest.raises(ValueError, match="Found 12 input sample\\(s\\) and 3 target sample\\(s\\)"):
+        model.fit(x, y[:3], verbose=0)
+    with pytest.raises(
+        ValueError, match="target expected a batch of elements where each example has shape \\[1\\]"
+    ):
+        model.fit(x, np.zeros((12, 2), np.float32), verbose=0)
+    with pytest.raises(ValueError, match="batchSize is required to be a positive integer"):
+        model.fit(x, y, batchSize=0, verbose=0)
+    with pytest.raises(ValueError, match="unknown config key"):
+        model.fit(x, y, epoch=3)
+
+
+def test_early_stopping_modes_and_baseline():
+    stop = tf.callbacks.earlyStopping({"monitor": "val_acc", "patience": 2})
+    assert stop._maximize
+    stop.onTrainBegin()
+    for epoch, value in enumerate([0.5, 0.6, 0.6, 0.55]):
+        stop.onEpochEnd(epoch, {"val_acc": value})
+    assert stop.stoppedEpoch == 3 and stop.best == 0.6
+    base = tf.callbacks.earlyStopping(monitor="loss", baseline=0.1, patience=1)
+    base.onTrainBegin()
+    base.onEpochEnd(0, {"loss": 0.2})
+    assert base.wait == 1 and base.stoppedEpoch == 0
+    with pytest.raises(NotImplementedError):
+        tf.callbacks.earlyStopping(restoreBestWeights=True)
+
+
+def test_verbose_shows_a_progress_bar_with_the_loss(capsys):
+    case = FITS["early_stopping"]
+    model = _model(case)
+    model.compile(optimizer="sgd", loss="meanSquaredError")
+    model.fit(
+        np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32), epochs=1, batchSize=4
+    )
+    err = capsys.readouterr().err
+    assert "Epoch 1/1" in err and "loss=" in err

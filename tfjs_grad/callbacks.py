@@ -1,0 +1,339 @@
+"""`tf.callbacks`: what `model.fit` calls while it trains, as tfjs-layers has it.
+
+`fit(..., callbacks=...)` takes a `Callback`, an object or dict with any of `onTrainBegin,
+onTrainEnd, onEpochBegin, onEpochEnd, onBatchBegin, onBatchEnd` (snake_case names too:
+`on_epoch_end`), or a list of those. Hooks get `(logs)` for train begin/end and
+`(epoch, logs)` / `(batch, logs)` otherwise; logs hold Python floats. A hook may be an
+`async def`: fit runs it to completion before going on, as tfjs awaits it.
+`tf.callbacks.earlyStopping({...})` stops training when a monitored value stops improving.
+
+>>> import tfjs_grad as tf
+>>> stop = tf.callbacks.earlyStopping(monitor="loss", patience=1)
+>>> stop.monitor, stop.patience
+('loss', 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import threading
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "Callback",
+    "CustomCallback",
+    "EarlyStopping",
+    "History",
+    "earlyStopping",
+    "early_stopping",
+]
+
+_HOOKS = (
+    ("onTrainBegin", "on_train_begin"),
+    ("onTrainEnd", "on_train_end"),
+    ("onEpochBegin", "on_epoch_begin"),
+    ("onEpochEnd", "on_epoch_end"),
+    ("onBatchBegin", "on_batch_begin"),
+    ("onBatchEnd", "on_batch_end"),
+)
+
+
+def _settle(result: Any) -> Any:
+    """Run a hook's coroutine to completion (in a worker thread if a loop is running)."""
+    if not inspect.isawaitable(result):
+        return result
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(result))
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = asyncio.run(_awaited(result))
+        except BaseException as error:  # re-raised in the caller's thread
+            box["error"] = error
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+class Callback:
+    """Base class: override any of the six hooks; `model` and `params` are set by fit.
+
+    >>> import tfjs_grad as tf
+    >>> class Count(tf.callbacks.Callback):
+    ...     def onEpochEnd(self, epoch, logs=None):
+    ...         print(epoch, sorted(logs))
+    >>> Count().onEpochEnd(0, {"loss": 1.0})
+    0 ['loss']
+    """
+
+    model: Any = None
+    params: dict[str, Any]
+
+    def __init__(self) -> None:
+        self.params = {}
+
+    def setModel(self, model: Any) -> None:  # noqa: N802 (tfjs's name)
+        """Attach the model being trained (`fit` calls this)."""
+        self.model = model
+
+    def setParams(self, params: dict[str, Any]) -> None:  # noqa: N802 (tfjs's name)
+        """The fit's parameters: epochs, initialEpoch, samples, batchSize, metrics, ..."""
+        self.params = params
+
+    set_model = setModel
+    set_params = setParams
+
+    def onTrainBegin(self, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        """Called once before the first epoch."""
+
+    def onTrainEnd(self, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        """Called once after the last epoch."""
+
+    def onEpochBegin(self, epoch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        """Called at the start of each epoch."""
+
+    def onEpochEnd(self, epoch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        """Called at the end of each epoch with its values (`loss`, metrics, `val_*`)."""
+
+    def onBatchBegin(self, batch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        """Called before each batch's step."""
+
+    def onBatchEnd(self, batch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        """Called after each batch's step with `batch`, `size`, `loss` and the metrics."""
+
+    def _wants_batch_logs(self) -> bool:
+        return type(self).onBatchEnd is not Callback.onBatchEnd
+
+
+class CustomCallback(Callback):
+    """A callback from an object or dict of hook functions (tfjs's `CustomCallbackArgs`).
+
+    >>> import tfjs_grad as tf
+    >>> cb = tf.callbacks.CustomCallback({"on_epoch_end": lambda epoch, logs: print(epoch)})
+    >>> cb.onEpochEnd(3, {})
+    3
+    """
+
+    def __init__(self, hooks: Any):
+        super().__init__()
+        self._hooks: dict[str, Any] = {}
+        for camel, snake in _HOOKS:
+            fn = _lookup(hooks, camel, snake)
+            if fn is not None:
+                if not callable(fn):
+                    raise TypeError(f"Callback hook '{camel}' must be a function, got {fn!r}")
+                self._hooks[camel] = fn
+        if not self._hooks and not isinstance(hooks, Mapping):
+            raise TypeError(
+                "Expected a tf.callbacks.Callback, or an object or dict with any of "
+                f"{', '.join(c for c, _ in _HOOKS)}; got {type(hooks).__name__}"
+            )
+
+    def _call(self, name: str, *args: Any) -> Any:
+        fn = self._hooks.get(name)
+        return None if fn is None else _settle(fn(*args))
+
+    def onTrainBegin(self, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        return self._call("onTrainBegin", logs)
+
+    def onTrainEnd(self, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        return self._call("onTrainEnd", logs)
+
+    def onEpochBegin(self, epoch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        return self._call("onEpochBegin", epoch, logs)
+
+    def onEpochEnd(self, epoch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        return self._call("onEpochEnd", epoch, logs)
+
+    def onBatchBegin(self, batch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        return self._call("onBatchBegin", batch, logs)
+
+    def onBatchEnd(self, batch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        return self._call("onBatchEnd", batch, logs)
+
+    def _wants_batch_logs(self) -> bool:
+        return "onBatchEnd" in self._hooks
+
+
+def _lookup(hooks: Any, camel: str, snake: str) -> Any:
+    if isinstance(hooks, Mapping):
+        return hooks.get(camel, hooks.get(snake))
+    return getattr(hooks, camel, None) or getattr(hooks, snake, None)
+
+
+def standardize(callbacks: Any) -> list[Callback]:
+    """fit's `callbacks` argument as a list of `Callback`s."""
+    if callbacks is None:
+        return []
+    items = callbacks if isinstance(callbacks, (list, tuple)) else [callbacks]
+    out: list[Callback] = []
+    for item in items:
+        if isinstance(item, Callback):
+            out.append(item)
+        else:
+            out.append(CustomCallback(item))
+    return out
+
+
+def run_hook(callbacks: list[Callback], name: str, *args: Any) -> None:
+    """Call hook `name` on each callback in order, settling any coroutine it returns."""
+    for cb in callbacks:
+        _settle(getattr(cb, name)(*args))
+
+
+class History(Callback):
+    """What `fit` returns: `epoch` (list of epoch numbers) and `history` (key -> values).
+
+    Awaitable, as tfjs's `fit` returns a Promise: `history = await model.fit(...)` inside a
+    coroutine gives this same object.
+
+    >>> import tfjs_grad as tf
+    >>> h = tf.callbacks.History()
+    >>> h.onTrainBegin(); h.onEpochEnd(0, {"loss": 0.5})
+    >>> h.epoch, h.history
+    ([0], {'loss': [0.5]})
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.epoch: list[int] = []
+        self.history: dict[str, list[float]] = {}
+
+    def onTrainBegin(self, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
+        self.epoch = []
+        self.history = {}
+
+    def onEpochEnd(self, epoch: int, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
+        self.epoch.append(epoch)
+        for key, value in (logs or {}).items():
+            self.history.setdefault(key, []).append(value)
+
+    def __await__(self):
+        if False:  # pragma: no cover (makes this a generator: `await` returns at once)
+            yield None
+        return self
+
+    def __repr__(self) -> str:
+        return f"History(epoch={self.epoch}, history={self.history})"
+
+
+class EarlyStopping(Callback):
+    """Stop training when `monitor` has not improved by `minDelta` for `patience` epochs.
+
+    Config (a dict or keywords, camelCase or snake_case): `monitor` ('val_loss'),
+    `minDelta` (0), `patience` (0), `verbose` (0), `mode` ('auto': 'max' when the
+    monitored name contains 'acc', else 'min'), `baseline` (None). As in tfjs,
+    `restoreBestWeights` is not supported.
+
+    >>> import tfjs_grad as tf
+    >>> stop = tf.callbacks.earlyStopping({"monitor": "val_acc"})
+    >>> stop.mode, stop.best is None
+    ('auto', True)
+    """
+
+    def __init__(self, args: Mapping[str, Any] | None = None, **kwargs: Any):
+        super().__init__()
+        config = _config(args, kwargs)
+        if config.get("restoreBestWeights"):
+            raise NotImplementedError(
+                "restoreBestWeights = True is not implemented in EarlyStopping yet."
+            )
+        unknown = set(config) - {
+            "monitor", "minDelta", "patience", "verbose", "mode", "baseline",
+            "restoreBestWeights",
+        }  # fmt: skip
+        if unknown:
+            raise ValueError(f"Unknown EarlyStopping config key(s): {sorted(unknown)}")
+        self.monitor: str = config.get("monitor") or "val_loss"
+        self.minDelta = abs(config.get("minDelta") or 0)
+        self.patience: int = config.get("patience") or 0
+        self.verbose: int = config.get("verbose") or 0
+        self.mode: str = config.get("mode") or "auto"
+        self.baseline = config.get("baseline")
+        if self.mode not in ("auto", "min", "max"):
+            warnings.warn(
+                f"EarlyStopping mode '{self.mode}' is invalid. Falling back to mode 'auto'.",
+                stacklevel=2,
+            )
+            self.mode = "auto"
+        if self.mode == "max" or (self.mode == "auto" and "acc" in self.monitor):
+            self._better = lambda a, b: a > b
+            self._maximize = True
+        else:
+            self._better = lambda a, b: a < b
+            self._maximize = False
+            self.minDelta *= -1
+        self.wait = 0
+        self.stoppedEpoch = 0
+        self.best: float | None = None
+
+    def onTrainBegin(self, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
+        self.wait = 0
+        self.stoppedEpoch = 0
+        if self.baseline is not None:
+            self.best = self.baseline
+        else:
+            self.best = -math.inf if self._maximize else math.inf
+
+    def onEpochEnd(self, epoch: int, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
+        logs = logs or {}
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(
+                f"Metric for EarlyStopping {self.monitor} is not available. "
+                f"Available metrics are: {','.join(logs)}",
+                stacklevel=2,
+            )
+            return
+        if self._better(current - self.minDelta, self.best):
+            self.best = current
+            self.wait = 0
+        else:
+            self.wait += 1
+            if self.wait >= self.patience:
+                self.stoppedEpoch = epoch
+                if self.model is not None:
+                    self.model.stopTraining = True
+
+    def onTrainEnd(self, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
+        if self.stoppedEpoch > 0 and self.verbose:
+            print(f"Epoch {self.stoppedEpoch}: early stopping.")
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _config(args: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(args or {})
+    merged.update(kwargs)
+    return {_camel(k): v for k, v in merged.items()}
+
+
+def early_stopping(args: Mapping[str, Any] | None = None, **kwargs: Any) -> EarlyStopping:
+    """`tf.callbacks.earlyStopping(args)`: an `EarlyStopping` callback.
+
+    >>> import tfjs_grad as tf
+    >>> tf.callbacks.earlyStopping(min_delta=0.1, patience=2).patience
+    2
+    """
+    return EarlyStopping(args, **kwargs)
+
+
+earlyStopping = early_stopping

@@ -1,0 +1,836 @@
+"""Training the Keras way: `compile`, `fit`, `evaluate`, `trainOnBatch`, `predictOnBatch`.
+
+`Trainable` is a mixin for a model with `trainableWeights` (a list of `tf.Variable`) and
+`apply(x, training=...)`; `LayersModel` inherits it. The semantics are tfjs 4.22's
+(tfjs-layers `training.ts`), measured in shared/LAYERS.md:
+
+- batches are `[0, b), [b, 2b), ...` over the (shuffled, when `shuffle`) sample order, the
+  last one short; `validationSplit` keeps the last fraction, taken before any shuffling;
+- each batch is one optimizer step on `model.trainableWeights`; its logged loss and
+  metrics come from the same (training-mode) forward pass, before the step;
+- an epoch's value of each key is `Σ batch_value × batch_size / samples` (float32);
+- validation runs after the epoch's last step, in inference mode, batched like the fit;
+- 'accuracy' is logged as `acc`, validation keys come first (`val_loss`, ...).
+
+Each training batch runs as one compiled program (`tf.jit`'s machinery, one trace per
+batch size, the short last batch included): the slice of the data, the forward pass, the
+loss and metrics, the gradients, the update and the running epoch sums. The epoch's values
+reach Python once per epoch, or once per batch when a callback asks for batch logs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import callbacks as _callbacks
+from .. import metrics as _metrics
+from .._tensors import convert
+from ..jit import jit
+from ..train import Optimizer, adadelta, adagrad, adam, adamax, rmsprop, sgd
+from ..variables import Variable, hidden_variable
+
+__all__ = ["Trainable", "get_optimizer", "get_loss"]
+
+_EPS = _metrics.EPSILON
+
+_OPTIMIZERS = {
+    "Adagrad": lambda: adagrad(0.01),
+    "Adadelta": lambda: adadelta(1, 0.95, _EPS),
+    "Adam": lambda: adam(0.001, 0.9, 0.999, _EPS),
+    "Adamax": lambda: adamax(0.002, 0.9, 0.999, _EPS, 0),
+    "RMSProp": lambda: rmsprop(0.001, 0.9, 0, _EPS),
+    "SGD": lambda: sgd(0.01),
+}
+for _name in list(_OPTIMIZERS):
+    _OPTIMIZERS[_name.lower()] = _OPTIMIZERS[_name]
+
+_ACCURACY = ("accuracy", "acc")
+_CROSSENTROPY = ("crossentropy", "ce")
+
+_COMPILE_KEYS = {"optimizer", "loss", "metrics"}
+_FIT_KEYS = {
+    "batchSize", "epochs", "verbose", "callbacks", "validationSplit", "validationData",
+    "shuffle", "classWeight", "sampleWeight", "initialEpoch", "stepsPerEpoch",
+    "validationSteps", "yieldEvery",
+}  # fmt: skip
+_EVALUATE_KEYS = {"batchSize", "verbose", "sampleWeight", "steps"}
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _config(
+    args: Mapping[str, Any] | None, kwargs: Mapping[str, Any], allowed: set[str], fn: str
+) -> dict[str, Any]:
+    """A tfjs config object from a dict and/or keywords, keys camelCased and checked."""
+    if args is not None and not isinstance(args, Mapping):
+        raise TypeError(f"{fn}: the config must be a dict (or keywords), got {type(args).__name__}")
+    merged = {_camel(k): v for k, v in (args or {}).items()}
+    merged.update((_camel(k), v) for k, v in kwargs.items())
+    unknown = sorted(set(merged) - allowed)
+    if unknown:
+        raise ValueError(
+            f"{fn}: unknown config key(s) {unknown}; expected some of {sorted(allowed)}"
+        )
+    return merged
+
+
+def get_optimizer(identifier: Any) -> Optimizer:
+    """`compile`'s optimizer: a tfjs name ('sgd', 'adam', ...: tfjs's defaults) or an Optimizer.
+
+    >>> get_optimizer("sgd").learning_rate
+    0.01
+    """
+    if isinstance(identifier, str):
+        if identifier in _OPTIMIZERS:
+            return _OPTIMIZERS[identifier]()
+        raise ValueError(f"Unknown Optimizer {identifier}")
+    if not isinstance(identifier, Optimizer):
+        raise ValueError("User-defined optimizer must be an instance of tf.Optimizer.")
+    return identifier
+
+
+def get_loss(identifier: Any) -> Any:
+    """`compile`'s loss: a tfjs-layers loss name or a function `(yTrue, yPred) -> per sample`.
+
+    >>> get_loss("meanSquaredError").__name__
+    'mean_squared_error'
+    """
+    if isinstance(identifier, str):
+        if identifier in _metrics.LOSSES:
+            return _metrics.LOSSES[identifier]
+        message = f"Unknown loss {identifier}"
+        if "softmaxcrossentropy" in identifier.lower():
+            message += (
+                '. Use "categoricalCrossentropy" as the string name for '
+                "tf.losses.softmaxCrossEntropy"
+            )
+        raise ValueError(message)
+    if not callable(identifier):
+        raise ValueError(f"Unknown loss {identifier!r}: expected a name or a function")
+    return identifier
+
+
+def _get_metric(identifier: Any) -> Any:
+    if isinstance(identifier, str):
+        if identifier in _metrics.METRICS:
+            return _metrics.METRICS[identifier]
+        raise ValueError(f"Unknown metric {identifier}")
+    if identifier is None or not callable(identifier):
+        raise ValueError(f"Unknown metric {identifier}")
+    return identifier
+
+
+def _as_list(x: Any) -> list[Any]:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _js(shape: Sequence[Any]) -> str:
+    return ",".join("null" if d is None else str(d) for d in shape)
+
+
+def _rank2(array: jax.Array) -> jax.Array:
+    return array.reshape(-1, 1) if array.ndim == 1 else array
+
+
+def _float32_mean(total: Any, count: int) -> float:
+    """`total / count` in float32 (tfjs's `div` on a float32 tensor)."""
+    return float(np.float32(np.asarray(total)) / np.float32(count))
+
+
+def _float32_scaled(total: Any, count: int) -> float:
+    """BaseLogger's `(1 / seen) * total` in float32."""
+    return float((np.float32(1) / np.float32(count)) * np.float32(np.asarray(total)))
+
+
+def _make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:
+    return [(start, min(size, start + batch_size)) for start in range(0, size, batch_size)]
+
+
+def _check_batch_size(batch_size: Any) -> int:
+    if (
+        isinstance(batch_size, bool)
+        or not isinstance(batch_size, (int, np.integer))
+        or batch_size <= 0
+    ):
+        raise ValueError(f"batchSize is required to be a positive integer, but got {batch_size}")
+    return int(batch_size)
+
+
+class _Compiled:
+    """What `compile` fixed: the optimizer, the loss and metric functions, their names."""
+
+    def __init__(self, optimizer: Optimizer, owned: bool, losses: list[Any], metrics: list[Any]):
+        self.optimizer, self.owned = optimizer, owned
+        self.losses = losses
+        # (name, fn or ('acc'|'ce', None) resolved from the output's shape at trace time)
+        self.metrics: list[tuple[str, Any]] = metrics
+        self.names = ["loss"] + [name for name, _ in metrics]
+        counts: dict[str, int] = {}
+        deduped = []
+        for i, name in enumerate(self.names):
+            if self.names.count(name) > 1:
+                deduped.append(f"{name}_{self.names[:i].count(name)}")
+            else:
+                deduped.append(name)
+            counts[name] = counts.get(name, 0) + 1
+        self.labels = deduped  # tfjs's getDedupedMetricsNames
+        # One hidden scalar per metric: the training forward pass writes the batch's value
+        # there, so it leaves the loss function (whose only result is the loss) intact.
+        self.slots = [
+            hidden_variable(jnp.zeros((), jnp.float32), f"<metric {name}>") for name in deduped[1:]
+        ]
+        self.train_step: Any = None
+        self.test_step: Any = None
+
+
+class Trainable:
+    """Mixin: tfjs's `compile`/`fit`/`evaluate`/`trainOnBatch`/`predictOnBatch`.
+
+    The class using it provides `trainableWeights` (Variables) and `apply(x, training=)`;
+    optionally `inputs`/`outputs` (symbolic tensors with `.shape` and `.name`, for tfjs's
+    shape checks), `predict(x, batchSize=)` and `calculateLosses()` or
+    `regularization_losses()` (regularizer penalties, added to the training loss as tfjs does).
+    """
+
+    stopTraining: bool = False
+    isTraining: bool = False
+    _compiled: _Compiled | None = None
+    history: Any = None
+
+    # -- compile ------------------------------------------------------------------------
+    def compile(self, args: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+        """Configure training: `optimizer` (name or Optimizer), `loss` (name or function,
+        or one per output), `metrics` (names like 'accuracy', 'mse', or functions).
+
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[2])
+        >>> model = tf.sequential(layers=[layer])
+        >>> loss = "meanSquaredError"
+        >>> model.compile(optimizer="sgd", loss=loss, metrics=["mae"])
+        >>> model.metricsNames
+        ['loss', 'mae']
+        """
+        config = _config(args, kwargs, _COMPILE_KEYS, "compile")
+        optimizer_arg = config.get("optimizer")
+        optimizer = get_optimizer(optimizer_arg)
+        n_outputs = len(self._output_specs()) or 1
+        loss = config.get("loss")
+        if loss is None:
+            raise ValueError("compile: 'loss' is required (a loss name or function)")
+        if isinstance(loss, Mapping):
+            names = [name for name, _ in self._output_specs()]
+            unknown = [k for k in loss if k not in names]
+            if unknown:
+                raise ValueError(
+                    f'Unknown entry in loss dictionary: "{unknown[0]}". Only expected the '
+                    f"following keys: {','.join(names)}"
+                )
+            losses = [get_loss(loss[name]) for name in names]
+        elif isinstance(loss, (list, tuple)):
+            if len(loss) != n_outputs:
+                raise ValueError(
+                    "When passing an Array as loss, it should have one entry per model output. "
+                    f"The model has {n_outputs} output(s), but you passed loss={loss}."
+                )
+            losses = [get_loss(entry) for entry in loss]
+        else:
+            losses = [get_loss(loss)] * n_outputs
+        if n_outputs > 1:
+            raise NotImplementedError(
+                "compile/fit of models with several outputs is not supported yet"
+            )
+        metrics_arg = config.get("metrics") or []
+        if isinstance(metrics_arg, Mapping):
+            names = [name for name, _ in self._output_specs()]
+            metrics_arg = metrics_arg.get(names[0], []) if names else []
+        metrics: list[tuple[str, Any]] = []
+        for metric in _as_list(metrics_arg):
+            if isinstance(metric, str) and metric in _ACCURACY:
+                metrics.append(("acc", "acc"))
+            elif isinstance(metric, str) and metric in _CROSSENTROPY:
+                metrics.append(("ce", "ce"))
+            else:
+                metrics.append((_metrics.metric_name(metric), _get_metric(metric)))
+        self._dispose_compiled()
+        self._compiled = _Compiled(optimizer, isinstance(optimizer_arg, str), losses, metrics)
+        self.loss = loss
+        self.metrics = metrics_arg
+
+    @property
+    def optimizer(self) -> Optimizer | None:
+        """The optimizer `compile` set (tfjs's `model.optimizer`)."""
+        return None if self._compiled is None else self._compiled.optimizer
+
+    @property
+    def metricsNames(self) -> list[str]:  # noqa: N802 (tfjs's name)
+        """['loss', then each metric's name] (tfjs's `model.metricsNames`)."""
+        return [] if self._compiled is None else list(self._compiled.names)
+
+    metrics_names = metricsNames
+
+    def _dispose_compiled(self) -> None:
+        compiled = self._compiled
+        if compiled is not None:
+            for slot in compiled.slots:
+                slot.dispose()
+            if compiled.owned:
+                compiled.optimizer.dispose()
+        self._compiled = None
+
+    def _require_compiled(self) -> _Compiled:
+        if self._compiled is None:
+            raise RuntimeError(
+                "You must compile a model before training/testing. Use "
+                "LayersModel.compile(modelCompileArgs)."
+            )
+        return self._compiled
+
+    # -- the model's inputs and outputs ---------------------------------------------------
+    def _specs(self, attr: str) -> list[tuple[str, list[Any] | None]]:
+        tensors = getattr(self, attr, None)
+        if tensors is None:
+            return []
+        try:
+            items = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+        except TypeError:
+            return []
+        out = []
+        for i, t in enumerate(items):
+            shape = getattr(t, "shape", None)
+            name = getattr(t, "name", None) or f"{attr}_{i}"
+            out.append((str(name), None if shape is None else list(shape)))
+        return out
+
+    def _input_specs(self) -> list[tuple[str, list[Any] | None]]:
+        return self._specs("inputs")
+
+    def _output_specs(self) -> list[tuple[str, list[Any] | None]]:
+        return self._specs("outputs")
+
+    def _standardize(
+        self, data: Any, specs: list[tuple[str, Any]], prefix: str, what: str
+    ) -> list[jax.Array]:
+        """tfjs's standardizeInputData: a tensor or a list of them (or a dict by name),
+        float arrays of rank >= 2, checked against the model's shapes (batch axis free)."""
+        names = [name for name, _ in specs]
+        if isinstance(data, Mapping):
+            arrays = []
+            for name in names:
+                if data.get(name) is None:
+                    raise ValueError(
+                        f'No data provided for "{name}". Need data for each key in: '
+                        f"{','.join(names)}"
+                    )
+                arrays.append(data[name])
+        elif isinstance(data, (list, tuple)) and data and not _is_number_list(data):
+            arrays = list(data)
+            if names and len(arrays) != len(names):
+                raise ValueError(
+                    f"Error when checking model {prefix}: the Array of Tensors that you are "
+                    f"passing to your model is not the size the model expected. Expected to "
+                    f"see {len(names)} Tensor(s), but instead got {len(arrays)} Tensor(s)."
+                )
+        else:
+            if len(names) > 1:
+                raise ValueError(
+                    f"The model {prefix} expects {len(names)} Tensor(s), but only received one "
+                    "Tensor."
+                )
+            arrays = [data]
+        converted = []
+        for a in arrays:
+            x = convert(a, argument=what, fn="fit")
+            if not jnp.issubdtype(x.dtype, jnp.floating) and not jnp.issubdtype(
+                x.dtype, jnp.integer
+            ):
+                x = x.astype(jnp.float32)
+            converted.append(_rank2(x))
+        for (name, shape), array in zip(specs, converted):
+            if shape is None:
+                continue
+            if array.ndim != len(shape):
+                raise ValueError(
+                    f"Error when checking {prefix}: expected {name} to have {len(shape)} "
+                    f"dimension(s). but got array with shape {_js(array.shape)}"
+                )
+            for j in range(1, len(shape)):
+                ref = shape[j]
+                if ref is not None and ref >= 0 and array.shape[j] != ref:
+                    inner = _js(shape[1:])
+                    raise ValueError(
+                        f"{prefix} expected a batch of elements where each example has shape "
+                        f"[{inner}] (i.e.,tensor shape [*,{inner}]) but the {prefix} received an "
+                        f"input with {array.shape[0]} examples, each with shape "
+                        f"[{_js(array.shape[1:])}] (tensor shape [{_js(array.shape)}])"
+                    )
+        return converted
+
+    def _standardize_xy(self, x: Any, y: Any) -> tuple[list[jax.Array], list[jax.Array]]:
+        compiled = self._require_compiled()
+        xs = self._standardize(x, self._input_specs(), "input", "x")
+        out_specs = []
+        for (name, shape), loss in zip(self._output_specs(), compiled.losses):
+            if shape is not None and loss is _metrics.sparse_categorical_crossentropy:
+                shape = shape[:-1] + [1]
+            out_specs.append((name, shape))
+        ys = self._standardize(y, out_specs, "target", "y")
+        x_counts = {a.shape[0] for a in xs}
+        y_counts = {a.shape[0] for a in ys}
+        if len(x_counts) > 1:
+            raise ValueError(
+                "All input Tensors (x) should have the same number of samples. Got array "
+                f"shapes: {[list(a.shape) for a in xs]}"
+            )
+        if len(y_counts) > 1:
+            raise ValueError(
+                "All target Tensors (y) should have the same number of samples. Got array "
+                f"shapes: {[list(a.shape) for a in ys]}"
+            )
+        if x_counts and y_counts and x_counts != y_counts:
+            raise ValueError(
+                "Input Tensors should have the same number of samples as target Tensors. "
+                f"Found {x_counts.pop()} input sample(s) and {y_counts.pop()} target sample(s)."
+            )
+        for target, loss, (_, shape) in zip(ys, compiled.losses, self._output_specs()):
+            if loss is _metrics.categorical_crossentropy and target.shape[-1] == 1:
+                raise ValueError(
+                    f"You are passing a target array of shape {_js(target.shape)} while using a "
+                    "loss 'categorical_crossentropy'. 'categorical_crossentropy'expects targets "
+                    "to be binary matrices (1s and 0s) of shape [samples, classes]."
+                )
+            keyed = (
+                _metrics.mean_squared_error,
+                _metrics.binary_crossentropy,
+                _metrics.categorical_crossentropy,
+            )
+            if shape is not None and loss in keyed:
+                for t_dim, o_dim in zip(target.shape[1:], shape[1:]):
+                    if o_dim is not None and t_dim != o_dim:
+                        raise ValueError(
+                            f"A target Tensor with shape {_js(target.shape)} was passed for an "
+                            f"output of shape {_js(shape)}, while using a loss function that "
+                            "expects targets to have the same shape as the output."
+                        )
+        return xs, ys
+
+    # -- the compiled programs -------------------------------------------------------------
+    def _forward(self, xs: list[Any], training: bool) -> list[Any]:
+        out = self.apply(xs[0] if len(xs) == 1 else xs, training=training)  # type: ignore[attr-defined]
+        return _as_list(out)
+
+    @staticmethod
+    def _metric_fn(entry: Any, loss: Any, output: Any) -> Any:
+        if entry not in ("acc", "ce"):
+            return entry
+        if output.shape[-1] == 1 or loss is _metrics.binary_crossentropy:
+            return _metrics.binary_accuracy if entry == "acc" else _metrics.binary_crossentropy
+        if loss is _metrics.sparse_categorical_crossentropy:
+            if entry == "acc":
+                return _metrics.sparse_categorical_accuracy
+            return _metrics.sparse_categorical_crossentropy
+        return (
+            _metrics.categorical_accuracy if entry == "acc" else _metrics.categorical_crossentropy
+        )
+
+    def _losses_and_metrics(
+        self, compiled: _Compiled, ys: list[Any], outputs: list[Any], weights: Any
+    ) -> tuple[Any, list[Any]]:
+        total: Any = None
+        for loss_fn, target, output in zip(compiled.losses, ys, outputs):
+            per_sample = loss_fn(target, output)
+            if weights is not None:
+                per_sample = per_sample * weights
+            total = per_sample if total is None else total + per_sample
+        values = []
+        for _, entry in compiled.metrics:
+            fn = self._metric_fn(entry, compiled.losses[0], outputs[0])
+            values.append(jnp.mean(fn(ys[0], outputs[0])))
+        return jnp.mean(total), values
+
+    def _penalties(self) -> list[Any]:
+        """The regularizers' penalties (tfjs's `calculateLosses`), added to the training loss."""
+        for name in ("calculateLosses", "regularization_losses"):
+            fn = getattr(self, name, None)
+            if fn is not None:
+                return list(fn())
+        return []
+
+    def _train_program(self, compiled: _Compiled) -> Any:
+        if compiled.train_step is not None:
+            return compiled.train_step
+
+        def train_step(xs, ys, weights, indices, start, totals, size):
+            if indices is None:
+                take = lambda a: jax.lax.dynamic_slice_in_dim(a, start, size)  # noqa: E731
+            else:
+                ids = jax.lax.dynamic_slice_in_dim(indices, start, size)
+                take = lambda a: jnp.take(a, ids, axis=0)  # noqa: E731
+            bx, by = [take(a) for a in xs], [take(a) for a in ys]
+            bw = None if weights is None else take(weights)
+
+            def total_loss():
+                outputs = self._forward(bx, training=True)
+                loss, values = self._losses_and_metrics(compiled, by, outputs, bw)
+                for slot, value in zip(compiled.slots, values):
+                    slot.assign(value.astype(jnp.float32))
+                for penalty in self._penalties():
+                    loss = loss + penalty
+                return loss
+
+            cost = compiled.optimizer.minimize(total_loss, True, list(self.trainableWeights))  # type: ignore[attr-defined]
+            values = [jnp.asarray(cost, jnp.float32), *(slot.read() for slot in compiled.slots)]
+            n = jnp.float32(size)
+            return values, [t + v * n for t, v in zip(totals, values)]
+
+        compiled.train_step = jit(train_step, static_argnums=6)
+        return compiled.train_step
+
+    def _test_program(self, compiled: _Compiled) -> Any:
+        if compiled.test_step is not None:
+            return compiled.test_step
+
+        def test_step(xs, ys, start, totals, size):
+            take = lambda a: jax.lax.dynamic_slice_in_dim(a, start, size)  # noqa: E731
+            outputs = self._forward([take(a) for a in xs], training=False)
+            loss, values = self._losses_and_metrics(compiled, [take(a) for a in ys], outputs, None)
+            n = jnp.float32(size)
+            return [t + v.astype(jnp.float32) * n for t, v in zip(totals, [loss, *values])]
+
+        compiled.test_step = jit(test_step, static_argnums=4)
+        return compiled.test_step
+
+    def _test_loop(self, xs: list[Any], ys: list[Any], batch_size: int) -> list[Any]:
+        compiled = self._require_compiled()
+        step = self._test_program(compiled)
+        n = xs[0].shape[0]
+        totals = [jnp.zeros((), jnp.float32) for _ in compiled.labels]
+        for start, end in _make_batches(n, batch_size):
+            totals = step(xs, ys, start, totals, end - start)
+        return [jnp.float32(t) / jnp.float32(n) for t in totals]
+
+    # -- fit ----------------------------------------------------------------------------
+    def fit(self, x: Any, y: Any, args: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        """Train for `epochs` over `(x, y)`; returns a `History` (awaitable, as tfjs's Promise).
+
+        Config (a dict or keywords, camelCase or snake_case): `epochs` (1), `batchSize`
+        (32), `shuffle` (True), `validationSplit`, `validationData` ([x, y]), `callbacks`,
+        `verbose` (1: a progress bar), `initialEpoch` (0), `classWeight` ({class: weight}).
+
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1])
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.compile(optimizer=tf.train.sgd(0.1), loss="meanSquaredError")
+        >>> h = model.fit([[1.0], [2.0]], [[2.0], [4.0]], epochs=3, verbose=0)
+        >>> h.epoch, len(h.history["loss"])
+        ([0, 1, 2], 3)
+        """
+        if self.isTraining:
+            raise RuntimeError("Cannot start training because another fit() call is ongoing.")
+        config = _config(args, kwargs, _FIT_KEYS, "fit")
+        self.isTraining = True
+        try:
+            return self._fit(x, y, config)
+        finally:
+            self.isTraining = False
+
+    def _fit(self, x: Any, y: Any, config: dict[str, Any]) -> Any:
+        batch_size = _check_batch_size(
+            32 if config.get("batchSize") is None else config["batchSize"]
+        )
+        if config.get("sampleWeight") is not None:
+            raise NotImplementedError("Support sampleWeight is not implemented yet")
+        if config.get("stepsPerEpoch") is not None:
+            raise NotImplementedError("stepsPerEpoch mode is not implemented yet.")
+        xs, ys = self._standardize_xy(x, y)
+        weights = None
+        if config.get("classWeight") is not None:
+            weights = _class_weights(ys[0], config["classWeight"])
+        do_validation = False
+        val_xs: list[Any] = []
+        val_ys: list[Any] = []
+        validation_data = config.get("validationData")
+        split = config.get("validationSplit")
+        if validation_data is not None and len(validation_data) > 0:
+            if len(validation_data) == 3:
+                raise NotImplementedError(
+                    "validationData including sample weights is not supported yet."
+                )
+            if len(validation_data) != 2:
+                raise ValueError(
+                    "When passing validation data, it must contain 2 (valX, valY) or 3 (valX, "
+                    f"valY, valSampleWeight) items; {validation_data} is invalid."
+                )
+            do_validation = True
+            val_xs, val_ys = self._standardize_xy(validation_data[0], validation_data[1])
+        elif split is not None and 0 < split < 1:
+            do_validation = True
+            n = xs[0].shape[0]
+            split_at = int(np.floor(n * (1 - split)))
+            val_xs, val_ys = [a[split_at:] for a in xs], [a[split_at:] for a in ys]
+            xs, ys = [a[:split_at] for a in xs], [a[:split_at] for a in ys]
+            if weights is not None:
+                weights = weights[:split_at]
+        epochs = 1 if config.get("epochs") is None else int(config["epochs"])
+        initial_epoch = int(config.get("initialEpoch") or 0)
+        shuffle = True if config.get("shuffle") is None else config["shuffle"]
+        if shuffle == "batch":
+            raise NotImplementedError("batch shuffling is not implemneted yet")
+        verbose = 1 if config.get("verbose") is None else int(config["verbose"])
+        return self._fit_loop(
+            xs, ys, weights, batch_size, epochs, initial_epoch, bool(shuffle), verbose,
+            _callbacks.standardize(config.get("callbacks")),
+            (val_xs, val_ys) if do_validation else None,
+        )  # fmt: skip
+
+    def _fit_loop(
+        self,
+        xs: list[Any],
+        ys: list[Any],
+        weights: Any,
+        batch_size: int,
+        epochs: int,
+        initial_epoch: int,
+        shuffle: bool,
+        verbose: int,
+        user_callbacks: list[Any],
+        validation: tuple[list[Any], list[Any]] | None,
+    ) -> Any:
+        compiled = self._require_compiled()
+        labels = compiled.labels
+        callback_metrics = labels + ([f"val_{k}" for k in labels] if validation else [])
+        n = xs[0].shape[0]
+        history = _callbacks.History()
+        callbacks = [*user_callbacks, history]
+        params = {
+            "epochs": epochs, "initialEpoch": initial_epoch, "samples": n, "steps": None,
+            "batchSize": batch_size, "verbose": verbose, "doValidation": validation is not None,
+            "metrics": callback_metrics,
+        }  # fmt: skip
+        for cb in callbacks:
+            cb.setModel(self)
+            cb.setParams(params)
+        self.history = history
+        batch_logs_wanted = any(cb._wants_batch_logs() for cb in user_callbacks)
+        batch_begin = [cb for cb in user_callbacks if _overrides(cb, "onBatchBegin")]
+        step = self._train_program(compiled)
+        batches = _make_batches(n, batch_size)
+        progress = _Progress(verbose, epochs, len(batches))
+        _callbacks.run_hook(callbacks, "onTrainBegin", {})
+        self.stopTraining = False
+        try:
+            for epoch in range(initial_epoch, epochs):
+                _callbacks.run_hook(callbacks, "onEpochBegin", epoch, {})
+                epoch_logs: dict[str, Any] = {}
+                indices = (
+                    jnp.asarray(np.random.permutation(n).astype(np.int32)) if shuffle else None
+                )
+                totals = [jnp.zeros((), jnp.float32) for _ in labels]
+                seen = 0
+                progress.start(epoch)
+                for batch_index, (start, end) in enumerate(batches):
+                    size = end - start
+                    if batch_begin:
+                        _callbacks.run_hook(batch_begin, "onBatchBegin", batch_index, {})
+                    values, totals = step(xs, ys, weights, indices, start, totals, size)
+                    seen += size
+                    if batch_index == len(batches) - 1 and validation is not None:
+                        val = self._test_loop(validation[0], validation[1], batch_size)
+                        for label, value in zip(labels, val):
+                            epoch_logs[f"val_{label}"] = value
+                    if batch_logs_wanted:
+                        logs: dict[str, Any] = {"batch": batch_index, "size": size}
+                        logs.update((k, float(v)) for k, v in zip(labels, values))
+                        _callbacks.run_hook(user_callbacks, "onBatchEnd", batch_index, logs)
+                    progress.batch(values[0])
+                    if self.stopTraining:
+                        break
+                for key, total in zip(labels, totals):
+                    epoch_logs[key] = _float32_scaled(total, seen)
+                for key, value in list(epoch_logs.items()):
+                    if key.startswith("val_"):
+                        epoch_logs[key] = float(value)
+                progress.end(epoch_logs)
+                _callbacks.run_hook(callbacks, "onEpochEnd", epoch, epoch_logs)
+                if self.stopTraining:
+                    break
+        finally:
+            progress.close()
+        _callbacks.run_hook(callbacks, "onTrainEnd", {})
+        return history
+
+    # -- evaluate / trainOnBatch / predictOnBatch -------------------------------------
+    def evaluate(self, x: Any, y: Any, args: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        """Loss (and metrics) over `(x, y)` in inference mode, batched (`batchSize`, 32):
+        a scalar tensor, or `[loss, *metrics]` when the model has metrics.
+
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.setWeights([tf.tensor2d([[2.0]])])
+        >>> model.compile(optimizer="sgd", loss="meanSquaredError")
+        >>> float(model.evaluate([[1.0], [2.0]], [[2.0], [5.0]]))
+        0.5
+        """
+        config = _config(args, kwargs, _EVALUATE_KEYS, "evaluate")
+        batch_size = _check_batch_size(
+            32 if config.get("batchSize") is None else config["batchSize"]
+        )
+        if config.get("sampleWeight") is not None:
+            raise NotImplementedError("Support sampleWeight is not implemented yet")
+        xs, ys = self._standardize_xy(x, y)
+        outs = self._test_loop(xs, ys, batch_size)
+        return outs[0] if len(outs) == 1 else outs
+
+    def trainOnBatch(self, x: Any, y: Any) -> Any:  # noqa: N802 (tfjs's name)
+        """One optimizer step on the whole `(x, y)`; the loss before it (a float), or
+        `[loss, *metrics]` with metrics.
+
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.setWeights([tf.tensor2d([[1.0]])])
+        >>> model.compile(optimizer=tf.train.sgd(0.1), loss="meanSquaredError")
+        >>> x, y = [[1.0]], [[2.0]]
+        >>> model.trainOnBatch(x, y), model.trainOnBatch(x, y)
+        (1.0, 0.6399999260902405)
+        """
+        compiled = self._require_compiled()
+        xs, ys = self._standardize_xy(x, y)
+        step = self._train_program(compiled)
+        n = xs[0].shape[0]
+        totals = [jnp.zeros((), jnp.float32) for _ in compiled.labels]
+        values, _ = step(xs, ys, None, None, 0, totals, n)
+        out = [float(v) for v in values]
+        return out[0] if len(out) == 1 else out
+
+    def predictOnBatch(self, x: Any) -> Any:  # noqa: N802 (tfjs's name)
+        """The model's outputs on `x` as one batch (inference mode).
+
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.setWeights([tf.tensor2d([[3.0]])])
+        >>> model.predictOnBatch(tf.tensor2d([[1.0], [2.0]])).tolist()
+        [[3.0], [6.0]]
+        """
+        xs = self._standardize(x, self._input_specs(), "input", "x")
+        predict = getattr(self, "predict", None)
+        data = xs[0] if len(xs) == 1 else xs
+        if predict is not None:
+            return predict(data, batchSize=xs[0].shape[0])
+        return self.apply(data, training=False)  # type: ignore[attr-defined]
+
+    train_on_batch = trainOnBatch
+    predict_on_batch = predictOnBatch
+
+
+def _overrides(cb: Any, name: str) -> bool:
+    if isinstance(cb, _callbacks.CustomCallback):
+        return name in cb._hooks
+    return getattr(type(cb), name) is not getattr(_callbacks.Callback, name)
+
+
+def _is_number_list(data: Sequence[Any]) -> bool:
+    first = data[0]
+    return (
+        isinstance(first, (int, float, list, tuple))
+        and not isinstance(first, bool)
+        or (isinstance(first, (list, tuple)))
+    )
+
+
+def _class_weights(y: jax.Array, class_weight: Any) -> jax.Array:
+    """tfjs's standardizeWeights: each sample's class (an id, or the arg-max of a one-hot
+    row) mapped through `classWeight`."""
+    if isinstance(class_weight, (list, tuple)):
+        if len(class_weight) != 1:
+            raise ValueError(
+                f"Provided classWeight is an array of {len(class_weight)} element(s), but the "
+                "model has 1 outputs. Make sure a set of weights is provided for each model output."
+            )
+        class_weight = class_weight[0]
+    values = np.asarray(y)
+    if values.ndim == 1:
+        classes = values
+    elif values.ndim == 2 and values.shape[1] > 1:
+        classes = values.argmax(axis=1)
+    elif values.ndim == 2 and values.shape[1] == 1:
+        classes = values.reshape(-1)
+    else:
+        raise ValueError(
+            f"Unexpected rank of target (y) tensor ({values.ndim}) during handling of class "
+            "weights. The rank is expected to be 1 or 2."
+        )
+    table = {int(k): float(v) for k, v in class_weight.items()}
+    out = []
+    for c in classes.astype(np.int64).tolist():
+        if c not in table:
+            raise ValueError(
+                "classWeight must contain all classes in the training data. The class "
+                f"{c} exists in the data but not in classWeight"
+            )
+        out.append(table[c])
+    return jnp.asarray(np.asarray(out, np.float32))
+
+
+class _Progress:
+    """verbose=1: a tqdm bar per epoch with the running loss (tqdm when installed, else one
+    line per epoch); verbose=0: nothing. The loss is read (a device sync) at most ~5 times
+    a second, so the bar costs the training loop next to nothing."""
+
+    def __init__(self, verbose: int, epochs: int, batches: int):
+        self.verbose, self.epochs, self.batches = verbose, epochs, batches
+        self.bar: Any = None
+        self.last = 0.0
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # pragma: no cover (tqdm is in the demo/test extras)
+            tqdm = None
+        self.tqdm = tqdm if verbose == 1 else None
+
+    def start(self, epoch: int) -> None:
+        if self.tqdm is not None:
+            self.bar = self.tqdm(
+                total=self.batches,
+                desc=f"Epoch {epoch + 1}/{self.epochs}",
+                unit="batch",
+                leave=True,
+            )
+            self.last = time.monotonic()
+
+    def batch(self, loss: Any) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+            now = time.monotonic()
+            if now - self.last > 0.2:
+                self.last = now
+                self.bar.set_postfix(loss=f"{float(loss):.4g}", refresh=False)
+
+    def end(self, logs: Mapping[str, Any]) -> None:
+        if self.verbose < 1:
+            return
+        text = {k: f"{v:.4g}" for k, v in logs.items()}
+        if self.bar is not None:
+            self.bar.set_postfix(text)
+            self.bar.close()
+            self.bar = None
+        else:
+            print(" - ".join(f"{k}={v}" for k, v in text.items()))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+# A Variable list type check helper for pyright users of the mixin.
+VariableList = list[Variable]

@@ -160,3 +160,24 @@ def test_save_weights_without_a_var_list_writes_model_weights_only(tmp_path):
     assert [entry["name"] for entry in weights] == ["w", "b"]
     assert opt.iterations == 1 and len(tf.registered_variables()) > 2  # the slots live on
     opt.dispose(), w.dispose(), b.dispose()
+
+
+# -- item 15: a from_optax optimizer's repr says what it is -------------------------------
+def test_a_from_optax_optimizer_prints_what_it_is_made_of():
+    import optax
+
+    opt = tf.train.from_optax(optax.chain(optax.clip_by_global_norm(1.0), optax.adam(0.1)))
+    w = tf.variable(tf.ones([2]), name="w")
+    opt.minimize(lambda: (w * w).sum())
+    assert repr(opt) == (
+        "<tf.train.from_optax(chain(clip_by_global_norm, chain(scale_by_adam, scale))) "
+        "iterations=1>"
+    )
+    rated = tf.train.from_optax(optax.inject_hyperparams(optax.rmsprop)(learning_rate=0.01))
+    assert repr(rated).startswith("<tf.train.from_optax(inject_hyperparams(rmsprop, ")
+    assert "learning_rate=0.01" in repr(rated)
+    assert repr(tf.train.adam(0.1)).startswith("<tf.train.Adam {'learningRate': 0.1")
+    opt.dispose(), rated.dispose(), w.dispose()
+    assert repr(opt) == (
+        "<tf.train.from_optax(chain(clip_by_global_norm, chain(scale_by_adam, scale))) (disposed)>"
+    )

@@ -21,6 +21,9 @@ from tfjs_grad.ops import _checks
 HUGE = 2**40  # 4 TiB of float32
 JUST_OVER = 2**31  # one element more than a tensor holds
 INF = math.inf
+INDEX = np.zeros([1], np.int32)
+ROWS = np.zeros([4, 1], np.int32)  # denseBincount counts per row
+X3 = np.ones([1, 2, 1], np.float32)
 
 CASES = [
     (lambda: tf.zeros([HUGE]), "Argument 'shape' passed to 'zeros'"),
@@ -52,6 +55,22 @@ CASES = [
     (lambda: tf.multinomial([0.0, 1.0], HUGE), "Argument 'numSamples' passed to 'multinomial'"),
     (lambda: tf.multinomial([0.0, 1.0], INF), "Argument 'numSamples' passed to 'multinomial'"),
     (lambda: tf.util.createShuffledIndices(HUGE), "Argument 'n' passed to 'createShuffledIndices'"),
+    (lambda: tf.broadcastTo(tf.tensor([1.0]), [HUGE]), "Argument 'shape' passed to 'broadcastTo'"),
+    (lambda: tf.scatterND([[0]], [1.0], [HUGE]), "Argument 'shape' passed to 'scatterND'"),
+    (
+        lambda: tf.sparseToDense([0], [1.0], [HUGE]),
+        "Argument 'outputShape' passed to 'sparseToDense'",
+    ),
+    (lambda: tf.bincount(INDEX, [], HUGE), "Argument 'size' passed to 'bincount'"),
+    (
+        lambda: tf.denseBincount(ROWS, [], JUST_OVER // 2),
+        "Argument 'size' passed to 'denseBincount'",
+    ),
+    (lambda: tf.pad1d(tf.tensor([1.0]), [0, HUGE]), "Argument 'paddings' passed to 'pad'"),
+    (
+        lambda: tf.spaceToBatchND(X3, [1], [[0, HUGE]]),
+        "Argument 'paddings' passed to 'spaceToBatchND'",
+    ),
 ]
 
 

@@ -1,7 +1,9 @@
 """A model-based test of the store: random interleavings of compiled and eager steps,
-assignments, aliases taken in every public way, disposal, new Variables, trainable
-toggles and failing steps. After every action, each held alias and each live Variable
-must read what a plain-Python model of the same actions predicts.
+assignments, aliases taken in every public way (also inside `tf.tidy`, and of arrays the
+user made), disposal, new Variables, trainable toggles, failing steps, and
+`jax_debug_nans` switched on and off (with steps that make a NaN, which must raise
+FloatingPointError and change nothing). After every action, each held alias and each
+live Variable must read what a plain-Python model of the same actions predicts.
 """
 
 from __future__ import annotations
@@ -57,11 +59,15 @@ class StoreModel(RuleBasedStateMachine):
             jax.debug.callback(_raise, vs[0].read())
 
         self.failing = failing
+        self.nan_assign = tf.jit(self._nan_assign)
+        self.nan_opt = tf.train.adam(0.1)
         self.model: dict[str, np.ndarray] = {}  # name -> expected value
         self.variables: dict[str, tf.Variable] = {}
         self.trainable: dict[str, bool] = {}
         self.aliases: list[tuple[object, np.ndarray, str]] = []
         self.count = 0
+        self.debug_nans = False
+        jax.config.update("jax_debug_nans", False)
         for _ in range(2):
             self._new(np.arange(3, dtype=np.float32) + self.count)
 
@@ -114,6 +120,34 @@ class StoreModel(RuleBasedStateMachine):
         else:  # pragma: no cover
             raise AssertionError("the failing step did not fail")
 
+    @rule()
+    def toggle_debug_nans(self):
+        self.debug_nans = not self.debug_nans
+        jax.config.update("jax_debug_nans", self.debug_nans)
+
+    @precondition(lambda self: self.debug_nans and any(self.trainable.values()))
+    @rule(compiled=st.booleans())
+    def nan_step(self, compiled):
+        """With jax_debug_nans on, a step that makes a NaN raises FloatingPointError and
+        changes nothing (the buffers it was given are not donated)."""
+        vs = self._live()
+        step = self.nan_assign if compiled else self._nan_minimize
+        try:
+            step(*vs)
+        except FloatingPointError:
+            pass
+        else:  # pragma: no cover
+            raise AssertionError("the NaN step did not raise FloatingPointError")
+
+    @staticmethod
+    def _nan_assign(*vs):
+        for v in vs:
+            v.assign(jnp.log(-(v**2) - 1))
+
+    def _nan_minimize(self, *vs):
+        # Adam, whose slots and counter the step also holds; a finite loss, a NaN gradient
+        self.nan_opt.minimize(lambda: sum(jnp.sqrt(v * 0).sum() for v in vs), False, list(vs))
+
     # -- assignments and aliases ----------------------------------------------
     @precondition(lambda self: self.variables)
     @rule(data=st.data(), value=st.integers(-8, 8))
@@ -135,6 +169,31 @@ class StoreModel(RuleBasedStateMachine):
         name = self._any(data)
         alias = ALIASES[how](self.variables[name])
         self.aliases.append((alias, self.model[name].copy(), f"{how}({name})"))
+
+    @precondition(lambda self: self.variables)
+    @rule(data=st.data(), how=st.sampled_from(sorted(ALIASES)))
+    def take_alias_in_tidy(self, data, how):
+        """An alias returned from a tf.tidy is the caller's: the tidy frees none of it."""
+        name = self._any(data)
+        alias = tf.tidy(lambda: ALIASES[how](self.variables[name]))
+        self.aliases.append((alias, self.model[name].copy(), f"tidy {how}({name})"))
+
+    @precondition(lambda self: self.variables)
+    @rule(data=st.data(), how=st.sampled_from(sorted(ALIASES)))
+    def take_alias_in_tidy_and_drop_it(self, data, how):
+        """Aliases made and dropped inside a tidy: it frees its own arrays, never the
+        Variable's buffer or an array the user made."""
+        name = self._any(data)
+        tf.tidy(lambda: [ALIASES[how](self.variables[name]), None][1])
+
+    @precondition(lambda self: len(self.variables) < 5)
+    @rule(value=st.integers(-4, 4))
+    def new_from_given_array(self, value):
+        """`mine` stays the user's: a Variable made from it, aliased in a tidy and then
+        assigned or stepped, never frees it."""
+        mine = jnp.asarray(np.full(3, value, np.float32))
+        self._new(np.full(3, value, np.float32), source=mine)
+        self.aliases.append((mine, np.full(3, value, np.float32), f"mine {value}"))
 
     @precondition(lambda self: self.variables)
     @rule(data=st.data())
@@ -180,6 +239,7 @@ class StoreModel(RuleBasedStateMachine):
             np.testing.assert_array_equal(np.asarray(v.read()), self.model[name], err_msg=name)
 
     def teardown(self):
+        jax.config.update("jax_debug_nans", False)
         tf.dispose_variables()
 
 

@@ -70,7 +70,7 @@ def broadcast_to(x: ArrayLike, shape: Shape) -> jax.Array:
     >>> tf.broadcast_to([1, 2], [2, 2]).tolist()
     [[1.0, 2.0], [1.0, 2.0]]
     """
-    shape = _checks.shape_arg(shape)
+    shape = _checks.sized_shape(shape, "broadcastTo", x.dtype)
     if len(shape) < x.ndim:
         raise ValueError(f"broadcastTo(): shape.length={len(shape)} < input.rank={x.ndim}.")
     padded = (1,) * (len(shape) - x.ndim) + tuple(x.shape)
@@ -131,6 +131,12 @@ def space_to_batch_nd(
             f"{_js.array(pads)} must be divisible by blockShapes {_js.array(blocks)}"
         )
     rest = x.ndim - 1 - m
+    padded = _checks.product(
+        [x.shape[0], *(x.shape[i + 1] + a + b for i, (a, b) in enumerate(pads))]
+    )
+    _checks.check_size(
+        padded * _checks.product(x.shape[m + 1 :]), "spaceToBatchND", "paddings", x.dtype
+    )
     x = jnp.pad(x, [(0, 0), *pads] + [(0, 0)] * rest)
     batch, spatial, tail = x.shape[0], x.shape[1 : 1 + m], x.shape[1 + m :]
     split = [batch] + [d for s, b in zip(spatial, blocks) for d in (s // b, b)] + list(tail)

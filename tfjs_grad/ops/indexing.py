@@ -168,7 +168,7 @@ def scatter_nd(indices: ArrayLike, updates: ArrayLike, shape: Shape) -> jax.Arra
     >>> tf.scatter_nd([[1], [3], [1]], [5, 6, 7], [4]).tolist()
     [0.0, 12.0, 0.0, 6.0]
     """
-    shape = _checks.shape_arg(shape)
+    shape = _checks.sized_shape(shape, "scatterND", updates.dtype)
     _scatter_checks(updates, indices, shape)
     return jnp.zeros(shape, updates.dtype).at[_index_tuple(_nd(indices))].add(updates)
 
@@ -229,6 +229,7 @@ def sparse_to_dense(
             f"sparseValues has incorrect shape {_js.array(sparse_values.shape)}, should be [] "
             f"or [{count}]"
         )
+    _checks.sized_shape(output_shape, "sparseToDense", sparse_values.dtype, "outputShape")
     index = jnp.reshape(sparse_indices, (count, dims))
     dense = jnp.full(output_shape, default.astype(sparse_values.dtype))
     return dense.at[_index_tuple(index)].set(sparse_values)

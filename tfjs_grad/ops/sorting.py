@@ -149,6 +149,8 @@ def _bincount_checks(fn: str, x: jax.Array, weights: jax.Array, size: int) -> No
         raise ValueError(f"Error in {fn}: input dtype must be int32, but got {x.dtype}")
     if size < 0:
         raise ValueError(f"size must be non-negative, but got {size}.")
+    rows = x.shape[0] if x.ndim == 2 else 1
+    _checks.check_size(rows * (size + 1), fn, "size", weights.dtype)
     if weights.size not in (x.size, 0):
         shapes = f"{_js.array(x.shape)}, weights shape: {_js.array(weights.shape)}."
         if fn == "bincount":  # tfjs's two messages differ in wording and spacing

@@ -42,6 +42,7 @@ from ..variables import (
     write,
 )
 from . import _hyperparams, _state, _step
+from ._describe import describe
 from ._validation import (
     NamedTensor,
     checked_gradient,
@@ -577,9 +578,18 @@ class Optimizer:
             raise ValueError(f"This {self.class_name} optimizer was disposed.")
 
     def __repr__(self) -> str:
+        """tfjs optimizers show their config; a wrapped optax one what it is made of.
+
+        >>> import optax, tfjs_grad as tf
+        >>> tf.train.from_optax(optax.adam(1e-3))
+        <tf.train.from_optax(chain(scale_by_adam, scale)) iterations=0>
+        """
+        wrapped = not self._config_keys
+        what = f"from_optax({describe(self._tx)})" if wrapped else self.class_name
         if self._disposed:
-            return f"<tf.train.{self.class_name} (disposed)>"
-        return f"<tf.train.{self.class_name} {self.get_config()}>"
+            return f"<tf.train.{what} (disposed)>"
+        state = f"iterations={self.iterations}" if wrapped else self.get_config()
+        return f"<tf.train.{what} {state}>"
 
     computeGradients = compute_gradients
     applyGradients = apply_gradients

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _store
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -358,7 +359,8 @@ class Layer:
                 for s, dt in zip(shapes, dtypes)
             ]
             arg = specs if _is_shape_list(input_shape) else specs[0]
-            runs.append(jax.eval_shape(lambda x: self.call(x, training=False), arg))
+            with _store.own_trace():  # shapes only: no Variable value is baked anywhere
+                runs.append(jax.eval_shape(lambda x: self.call(x, training=False), arg))
         first, second = (jax.tree_util.tree_leaves(r) for r in runs)
         merged = [
             [a if a == b else None for a, b in zip(x.shape, y.shape)] for x, y in zip(first, second)

@@ -255,12 +255,8 @@ def conv2d_transpose(
       strides, pad, dim_rounding_mode: as the forward `conv2d` from `output_shape` to x.
 
     >>> import tfjs_grad as tf
-    >>> tf.conv2d_transpose(tf.ones([1, 1, 1]), tf.ones([2, 2, 1, 1]), [2, 2, 1], 1, "valid")
-    Tensor([[[1.],
-             [1.]],
-    
-            [[1.],
-             [1.]]], shape=(2, 2, 1), dtype=float32)
+    >>> tf.conv2d_transpose(tf.ones([1, 1, 1]), tf.ones([2, 2, 1, 1]), [2, 2, 1], 1, "valid").shape
+    (2, 2, 1)
     """
     shape = [int(d) for d in output_shape]
     if len(shape) != x.ndim:

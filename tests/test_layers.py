@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -87,8 +88,12 @@ def test_layer_gradients_match_tfjs(name):
         outs = outs if isinstance(outs, list) else [outs]
         return sum(tf.sum(o * c) for o, c in zip(outs, cots))
 
+    def loss_array(*xs):
+        # jax.grad needs a plain scalar array out; loss returns a tf.Tensor
+        return jnp.asarray(loss(*xs))
+
     if name in TFJS_WRONG_GRADIENT:
-        (grad,) = jax.grad(loss, argnums=(0,))(inputs[0])
+        (grad,) = jax.grad(loss_array, argnums=(0,))(inputs[0])
         x, eps = inputs[0].astype(np.float64), 1e-2
         numeric = np.zeros_like(x)
         for index in np.ndindex(x.shape):
@@ -101,7 +106,7 @@ def test_layer_gradients_match_tfjs(name):
         assert not np.allclose(np.asarray(grad), _arr(case["grad_inputs"][0]), atol=1e-4)
         return
     if case["grad_inputs"] is not None:
-        grads = jax.grad(loss, argnums=tuple(range(len(inputs))))(*inputs)
+        grads = jax.grad(loss_array, argnums=tuple(range(len(inputs))))(*inputs)
         for g, want in zip(grads, case["grad_inputs"], strict=True):
             np.testing.assert_allclose(np.asarray(g), _arr(want), rtol=1e-4, atol=1e-5)
     if case["grad_weights"]:

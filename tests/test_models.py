@@ -45,6 +45,31 @@ def test_sequential_predict_matches_numpy():
         np.testing.assert_array_equal(np.asarray(got), w)
 
 
+def test_results_are_tensors():
+    # API.md: layer.apply, model.apply/predict/predictOnBatch/execute and getWeights give
+    # tf.Tensors (holding the same numbers as the numpy reference), not bare arrays.
+    dense = tf.layers.dense(units=2, inputShape=[3])
+    model = tf.sequential(layers=[dense])
+    rng = np.random.default_rng(1)
+    k, b = rng.normal(size=(3, 2)).astype(np.float32), np.float32([0.5, -1.0])
+    model.setWeights([k, b])
+    x = rng.normal(size=(4, 3)).astype(np.float32)
+    want = _dense_ref(x, k, b)
+    results = [
+        dense.apply(tf.tensor(x)),
+        model.apply(x),
+        model.predict(x),
+        model.predictOnBatch(x),
+        model.execute(x),
+    ]
+    for got in results:
+        assert isinstance(got, tf.Tensor), type(got)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+    weights = model.getWeights()
+    assert all(isinstance(w, tf.Tensor) for w in weights)
+    np.testing.assert_array_equal(np.asarray(weights[0]), k)
+
+
 def test_sequential_add_and_names():
     model = tf.sequential()
     model.add(tf.layers.dense(units=2, inputShape=[3], name="first"))

@@ -25,6 +25,7 @@ from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._config import merge, snake
+from .._tensor import Tensor, map_leaves, wrap
 from .._tensors import convert, dtype_name
 from ..variables import Variable, lookup_variable
 
@@ -131,6 +132,12 @@ class Node:
 
 def _as_list(x: Any) -> list[Any]:
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def as_tensors(tree: Any) -> Any:
+    """`tree` with each array wrapped in a `tf.Tensor` (recorded by the enclosing tidy):
+    what a layer's or model's concrete `apply` hands back, as tfjs's does."""
+    return map_leaves(lambda a: a if isinstance(a, Tensor) else wrap(a), tree)
 
 
 def _is_symbolic(x: Any) -> bool:
@@ -299,9 +306,10 @@ class Layer:
     trainable_weights = trainableWeights
     non_trainable_weights = nonTrainableWeights
 
-    def getWeights(self, trainableOnly: bool = False) -> list[jax.Array]:
-        """The current values of `weights` (or only the trainable ones)."""
-        return [w.read() for w in (self.trainableWeights if trainableOnly else self.weights)]
+    def getWeights(self, trainableOnly: bool = False) -> list[Tensor]:
+        """The current values of `weights` (or only the trainable ones), as `tf.Tensor`s."""
+        weights = self.trainableWeights if trainableOnly else self.weights
+        return as_tensors([w.read() for w in weights])
 
     get_weights = getWeights
 
@@ -443,7 +451,7 @@ class Layer:
             options["training"] = training
         if _is_symbolic(inputs):
             return self._apply_symbolic(inputs, options)
-        return self._apply_concrete(inputs, bool(options.get("training") or False))
+        return as_tensors(self._apply_concrete(inputs, bool(options.get("training") or False)))
 
     __call__ = apply
 

@@ -26,6 +26,7 @@ from ..layers.base import (
     Layer,
     Node,
     SymbolicTensor,
+    as_tensors,
     js_shape,
     set_weight_values,
     unique_prefix_name,
@@ -394,13 +395,13 @@ class LayersModel(Trainable, Layer, _Awaitable):
     def predictOnBatch(self, x: Any) -> Any:
         """Outputs for one batch (no splitting)."""
         arrays = self.check_inputs(_as_list(x))
-        return self.call(arrays if len(arrays) > 1 else arrays[0], False)
+        return as_tensors(self.call(arrays if len(arrays) > 1 else arrays[0], False))
 
     predict_on_batch = predictOnBatch
 
     def execute(self, inputs: Any, outputs: Any = None) -> Any:
         """Run the graph in inference mode (tfjs's `execute`, outputs by name not supported)."""
-        return self.call(self._convert_inputs(inputs), False)
+        return as_tensors(self.call(self._convert_inputs(inputs), False))
 
     # -- text and files ----------------------------------------------------------------
     def summary(

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import callbacks as _callbacks
 from .. import metrics as _metrics
-from .._tensor import unwrap, unwrap_tree
+from .._tensor import unwrap, unwrap_tree, wrap
 from .._tensors import convert
 from ..jit import jit
 from ..train import Optimizer, adadelta, adagrad, adam, adamax, rmsprop, sgd
@@ -529,7 +529,7 @@ class Trainable:
         totals = [jnp.zeros((), jnp.float32) for _ in compiled.labels]
         for start, end in _make_batches(n, batch_size):
             totals = step(xs, ys, start, totals, end - start)
-        return [jnp.float32(t) / jnp.float32(n) for t in totals]
+        return [wrap(jnp.float32(unwrap(t)) / jnp.float32(n)) for t in totals]
 
     # -- fit ----------------------------------------------------------------------------
     def fit(self, x: Any, y: Any, args: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:

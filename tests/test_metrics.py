@@ -31,11 +31,13 @@ def test_public_names_are_tfjs_s():
 
 def test_accuracies_under_jit_and_grad_of_losses():
     import jax
+    import jax.numpy as jnp
 
     y = np.asarray([[0.0, 1.0], [1.0, 0.0]], np.float32)
     p = np.asarray([[0.3, 0.7], [0.4, 0.6]], np.float32)
     jitted = jax.jit(lambda a, b: tf.metrics.categoricalAccuracy(a, b))
     assert np.asarray(jitted(y, p)).tolist() == [1.0, 0.0]
-    g = jax.grad(lambda q: tf.metrics.categoricalCrossentropy(y, q).sum())(p)
+    # tf functions return tf.Tensor: jax.grad needs the array (jnp.asarray)
+    g = jax.grad(lambda q: jnp.asarray(tf.metrics.categoricalCrossentropy(y, q).sum()))(p)
     # d/dq of -sum(y log(q / sum q)) at rows summing to 1: -y/q + 1
     np.testing.assert_allclose(np.asarray(g), -y / p + 1, rtol=1e-5)

@@ -112,8 +112,10 @@ def test_fit_evaluate_train_on_batch_match_tfjs(case_id):
     evaluated = model.evaluate(x, y, {"batchSize": 5})
     if isinstance(case["evaluate"], list):
         assert isinstance(evaluated, list) and len(evaluated) == len(case["evaluate"])
+        assert all(isinstance(v, tf.Tensor) and v.shape == () for v in evaluated)
         _close([float(v) for v in evaluated], case["evaluate"], "evaluate")
     else:
+        assert isinstance(evaluated, tf.Tensor) and evaluated.shape == ()  # tfjs: a Scalar
         _close(float(evaluated), case["evaluate"], "evaluate")
     on_batch = model.trainOnBatch(x[:5], y[:5])
     _close(on_batch, case["train_on_batch"], "trainOnBatch")

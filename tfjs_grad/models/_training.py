@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import callbacks as _callbacks
 from .. import metrics as _metrics
+from .._tensor import unwrap, unwrap_tree, wrap
 from .._tensors import convert
 from ..jit import jit
 from ..train import Optimizer, adadelta, adagrad, adam, adamax, rmsprop, sgd
@@ -476,6 +477,7 @@ class Trainable:
         # Flat arguments (ints, then arrays): tf.jit's and jax.jit's fastest call path.
         # arrays = (*epoch totals, *xs, *ys, [sample weights], [sample order])
         def train_step(size, n_x, n_y, weighted, ordered, start, *arrays):
+            start, arrays = unwrap(start), tuple(unwrap(a) for a in arrays)  # tf.jit: Tensors
             totals, rest = arrays[:labels], arrays[labels:]
             xs, ys, rest = rest[:n_x], rest[n_x : n_x + n_y], rest[n_x + n_y :]
             weights = rest[0] if weighted else None
@@ -510,6 +512,7 @@ class Trainable:
             return compiled.test_step
 
         def test_step(xs, ys, start, totals, size):
+            xs, ys, totals, start = unwrap_tree((xs, ys, totals, start))  # tf.jit: Tensors
             take = lambda a: jax.lax.dynamic_slice_in_dim(a, start, size)  # noqa: E731
             outputs = self._forward([take(a) for a in xs], training=False)
             loss, values = self._losses_and_metrics(compiled, [take(a) for a in ys], outputs, None)
@@ -526,7 +529,7 @@ class Trainable:
         totals = [jnp.zeros((), jnp.float32) for _ in compiled.labels]
         for start, end in _make_batches(n, batch_size):
             totals = step(xs, ys, start, totals, end - start)
-        return [jnp.float32(t) / jnp.float32(n) for t in totals]
+        return [wrap(jnp.float32(unwrap(t)) / jnp.float32(n)) for t in totals]
 
     # -- fit ----------------------------------------------------------------------------
     def fit(self, x: Any, y: Any, args: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:

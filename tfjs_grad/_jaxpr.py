@@ -107,6 +107,15 @@ def lift_float_literals(jaxpr: Any, consts: list[Any]) -> tuple[Any, list[Any]]:
     return jaxpr.replace(constvars=constvars, eqns=eqns), new_consts
 
 
+def with_leading_constvars(jaxpr: Any, n: int, consts: list[Any]) -> Any:
+    """The jaxpr with its first `n` inputs made constants, after its own (`consts`: the
+    values of all of them; the eager tape passes its recorded constants that way)."""
+    constvars = [*jaxpr.constvars, *jaxpr.invars[:n]]
+    if _CONSTS_ATTACHED:
+        return jaxpr.replace(constvars=constvars, invars=jaxpr.invars[n:], consts=consts)
+    return jaxpr.replace(constvars=constvars, invars=jaxpr.invars[n:])
+
+
 _CALLBACKS = frozenset({"debug_callback", "pure_callback", "io_callback"})
 
 

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.core import Tracer
 
-from . import _store, _trace
+from . import _store, _tape, _trace
 from ._scope import track
 from ._tensor import Tensor
 from ._tensors import ArrayLike, convert, dtype_name, js_shape
@@ -410,6 +410,8 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
     op.defvjp(fwd, bwd)
 
     def call(*inputs: ArrayLike) -> jax.Array:
+        if _tape.active() is not None:  # customGrad's rule is JAX's: f runs traced
+            raise _tape.TapeFallback("customGrad inside f", quiet=True)
         xs = []
         for x in inputs:
             if isinstance(x, Tensor):

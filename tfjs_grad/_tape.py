@@ -65,7 +65,7 @@ def paused() -> Iterator[None]:
 
 
 def _aval_key(x: Any) -> tuple[Any, ...]:
-    return (tuple(np.shape(x)), jax.dtypes.result_type(x), bool(getattr(x, "weak_type", False)))
+    return (tuple(x.shape), x.dtype, getattr(x, "weak_type", False) is True)
 
 
 class Lazy:
@@ -127,6 +127,8 @@ class Lazy:
         raise TapeFallback("a recorded value was indexed outside the ops")
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # protocol probes (numpy's __array_struct__, ...)
+            raise AttributeError(name)
         raise TapeFallback(f"'.{name}' of a recorded value")
 
 
@@ -187,7 +189,8 @@ class Tape:
     def __init__(self, primal_avals: Sequence[Any], fetch: Callable[[], list[Any]]):
         self.avals: list[Any] = list(primal_avals)
         self.n_primals = len(self.avals)
-        self.parts: list[Any] = [("p", _aval_key(a)) for a in self.avals]
+        self.keys: list[Any] = [_aval_key(a) for a in self.avals]  # per slot
+        self.parts: list[Any] = [("p", k) for k in self.keys]
         self.const_slots: list[int] = []
         self.const_values: list[Any] = []
         self.nodes: list[_Node] = []
@@ -197,9 +200,12 @@ class Tape:
     # -- recording -------------------------------------------------------------------
     def constant(self, value: Any) -> int:
         slot = len(self.avals)
-        self.avals.append(jax.ShapeDtypeStruct(np.shape(value), jax.dtypes.result_type(value),
-                                               weak_type=bool(getattr(value, "weak_type", False))))
-        self.parts.append(("c", _aval_key(value)))
+        if not hasattr(value, "dtype"):
+            value = np.asarray(value)
+        key = _aval_key(value)
+        self.avals.append(jax.ShapeDtypeStruct(key[0], key[1], weak_type=key[2]))
+        self.keys.append(key)
+        self.parts.append(("c", key))
         self.const_slots.append(slot)
         self.const_values.append(value)
         return slot
@@ -210,8 +216,12 @@ class Tape:
             if leaf.tape is not self:
                 raise TapeFallback("a value recorded by another gradient call")
             return leaf.slot
-        if isinstance(leaf, (jax.Array, np.ndarray, np.generic)):
+        if isinstance(leaf, jax.Array):
             return self.constant(leaf)
+        if isinstance(leaf, (np.ndarray, np.generic)):  # as tfjs parses it (float32, int32)
+            from ._tensors import convert
+
+            return self.constant(convert(leaf))
         if type(leaf) is float:  # a Python float is the same program for every value
             return self.constant(jax.numpy.asarray(leaf))
         return None
@@ -233,7 +243,7 @@ class Tape:
                 statics[name] = value
                 frozen.append((name, _freeze(value)))
                 continue
-            leaves, tree = jax.tree.flatten(value, is_leaf=_is_tensor)
+            leaves, tree = jax.tree.flatten(value, is_leaf=_is_recorded_leaf)
             slots, static_leaves = [], []
             for i, leaf in enumerate(leaves):
                 if isinstance(leaf, Tensor):
@@ -250,7 +260,7 @@ class Tape:
                 frozen.append((name, tuple(static_leaves)))
             dynamic.append((name, tree, tuple(slots)))
         dynamic_t = tuple(dynamic)
-        in_avals = tuple(_aval_key(self.avals[s]) for _, _, slots in dynamic_t for s in slots
+        in_avals = tuple(self.keys[s] for _, _, slots in dynamic_t for s in slots
                          if s >= 0)
         static_key = tuple(frozen)
         wiring = tuple((name, tree, slots) for name, tree, slots in dynamic_t)
@@ -267,6 +277,7 @@ class Tape:
         for aval in signature.out_avals:
             slot = len(self.avals)
             self.avals.append(aval)
+            self.keys.append(_aval_key(aval))
             outs.append(slot)
             lazies.append(Lazy(self, slot, aval))
         self.parts.append((fn, static_key, wiring, len(keys)))
@@ -393,10 +404,10 @@ class Tape:
         )
 
 
-def _is_tensor(x: Any) -> bool:
+def _is_recorded_leaf(x: Any) -> bool:
     from ._tensor import Tensor
 
-    return isinstance(x, Tensor)
+    return isinstance(x, Tensor) or type(x) is Lazy
 
 
 def _depends(value: Any) -> bool:
@@ -558,3 +569,12 @@ def _shaped(aval: Any) -> Any:
     return ShapedArray(
         tuple(aval.shape), aval.dtype, weak_type=bool(getattr(aval, "weak_type", False))
     )
+
+
+def _refuse_flatten(lazy: Lazy) -> Any:
+    raise TapeFallback("a JAX function was given a value f computed")
+
+
+# A JAX transform or jnp function handed a recorded value flattens it first: that is where
+# the tape learns that f left the ops it can record.
+jax.tree_util.register_pytree_node(Lazy, _refuse_flatten, lambda aux, children: None)

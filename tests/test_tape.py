@@ -102,7 +102,7 @@ def test_new_python_floats_are_the_same_program():
     x = tf.tensor1d([1.0, 2.0])
     plans = None
     for step in range(5):
-        g = tf.grad(lambda t: t.mul(1.0 + 0.1 * step).square().sum())(x)
+        g = tf.grad(lambda t, k=1.0 + 0.1 * step: t.mul(k).square().sum())(x)
         np.testing.assert_allclose(np.asarray(g), 2 * (1.0 + 0.1 * step) ** 2 * np.array([1, 2]),
                                    rtol=1e-6)
         if step == 1:

@@ -16,7 +16,47 @@ import pytest
 import tfjs_grad as tf
 
 
-def test_a_branch_on_the_loss_inside_variable_grads_runs_on_real_numbers():
+@pytest.fixture(autouse=True, params=["tape", "traced"])
+def eager_path(request):
+    """Every test runs twice: on the eager tape and forced onto the traced path."""
+    from tfjs_grad import _tape, _trace
+
+    saved = _tape.ENABLED[0], set(_tape._traced_only), set(_trace._needs_concrete)
+    _tape.ENABLED[0] = request.param == "tape"
+    _tape._traced_only.clear()  # each test's functions start unseen on both paths
+    _trace._needs_concrete.clear()
+    yield request.param
+    _tape.ENABLED[0] = saved[0]
+    _tape._traced_only.clear()
+    _tape._traced_only.update(saved[1])
+    _trace._needs_concrete.clear()
+    _trace._needs_concrete.update(saved[2])
+
+
+def _concrete_path_warning(eager_path, match=None):
+    """The traced path says that a value-dependent f runs op by op; the tape reads values
+    without falling back, so there it may stay silent."""
+    if eager_path == "traced":
+        return pytest.warns(UserWarning, match=match)
+    quiet = warnings.catch_warnings()
+    quiet.__enter__()
+    warnings.simplefilter("ignore", UserWarning)
+    return _Exit(quiet)
+
+
+class _Exit:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.inner.__exit__(*exc)
+        return False
+
+
+def test_a_branch_on_the_loss_inside_variable_grads_runs_on_real_numbers(eager_path):
     w = tf.variable(tf.tensor1d([1.0, 2.0]), name="w")
     calls = []
 
@@ -27,7 +67,7 @@ def test_a_branch_on_the_loss_inside_variable_grads_runs_on_real_numbers():
             return value * 2
         return value
 
-    with pytest.warns(UserWarning, match="loss.*first call ran twice"):
+    with _concrete_path_warning(eager_path, "loss.*first call ran twice"):
         value, grads = tf.variable_grads(loss)
     assert float(value) == 10.0
     np.testing.assert_allclose(grads["w"], [4.0, 8.0])
@@ -41,7 +81,7 @@ def test_a_branch_on_the_loss_inside_variable_grads_runs_on_real_numbers():
     np.testing.assert_allclose(grads["w"], [0.2, 0.4], rtol=1e-6)
 
 
-def test_a_new_closure_of_the_same_code_is_the_same_function():
+def test_a_new_closure_of_the_same_code_is_the_same_function(eager_path):
     w = tf.variable(tf.tensor1d([3.0]), name="w")
     opt = tf.train.sgd(0.1)
 
@@ -52,7 +92,7 @@ def test_a_new_closure_of_the_same_code_is_the_same_function():
 
         return loss
 
-    with pytest.warns(UserWarning, match="first call ran twice"):
+    with _concrete_path_warning(eager_path, "first call ran twice"):
         opt.minimize(make_loss(1.0))
     np.testing.assert_allclose(w.value, [3.0 - 0.1 * 4.0], rtol=1e-6)
     with warnings.catch_warnings():
@@ -61,18 +101,18 @@ def test_a_new_closure_of_the_same_code_is_the_same_function():
     np.testing.assert_allclose(w.value, [2.6 + 0.1], rtol=1e-6)
 
 
-def test_int_of_argmax_and_item_inside_grad():
+def test_int_of_argmax_and_item_inside_grad(eager_path):
     def f(x):
         best = int(jnp.argmax(x))
         scale = x[best].item()
         return x[best] * scale
 
-    with pytest.warns(UserWarning, match="first call ran twice"):
+    with _concrete_path_warning(eager_path, "first call ran twice"):
         g = tf.grad(f)(tf.tensor1d([1.0, 5.0, 2.0]))
     np.testing.assert_allclose(g, [0.0, 5.0, 0.0])
 
 
-def test_connection_rules_hold_on_the_concrete_path():
+def test_connection_rules_hold_on_the_concrete_path(eager_path):
     a = tf.variable(tf.tensor1d([1.0]), name="a")
     b = tf.variable(tf.tensor1d([2.0]), name="b")
     unused = tf.variable(tf.tensor1d([3.0]), name="unused")
@@ -83,7 +123,7 @@ def test_connection_rules_hold_on_the_concrete_path():
             return (a * 0).sum() + tf.stop_gradient(b).sum() + frozen.sum()
         return a.sum()
 
-    with pytest.warns(UserWarning):
+    with _concrete_path_warning(eager_path):
         value, grads = tf.variable_grads(loss, [a, b, unused, frozen])
     frozen.trainable = False
     value, grads = tf.variable_grads(loss, [a, b, unused, frozen])
@@ -93,11 +133,11 @@ def test_connection_rules_hold_on_the_concrete_path():
     np.testing.assert_array_equal(grads["b"], [0.0])  # behind stop_gradient: zeros
     assert grads["frozen"] is None
     with pytest.raises(ValueError, match="Cannot compute gradient"):
-        with pytest.warns(UserWarning):
+        with _concrete_path_warning(eager_path):
             tf.grads(lambda x, y: x * 2 if x.sum() > 0 else y)([jnp.ones(1), jnp.ones(1)])
 
 
-def test_writes_inside_a_value_dependent_f_are_applied():
+def test_writes_inside_a_value_dependent_f_are_applied(eager_path):
     w = tf.variable(tf.tensor1d([1.0]), name="w")
     seen = tf.variable(tf.scalar(0.0), trainable=False, name="seen")
 
@@ -107,7 +147,7 @@ def test_writes_inside_a_value_dependent_f_are_applied():
             seen.assign(value)
         return value
 
-    with pytest.warns(UserWarning):
+    with _concrete_path_warning(eager_path):
         tf.variable_grads(loss)
     assert float(seen.value) == 1.0
 

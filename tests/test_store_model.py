@@ -8,6 +8,8 @@ live Variable must read what a plain-Python model of the same actions predicts.
 
 from __future__ import annotations
 
+import copy
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -213,8 +215,33 @@ class StoreModel(RuleBasedStateMachine):
     @precondition(lambda self: self.variables and len(self.variables) < 5)
     @rule(data=st.data())
     def new_from_another(self, data):
-        source = self.variables[self._any(data)]
-        self._new(self.model[source.name].copy(), source=source)
+        name = self._any(data)
+        self._new(self.model[name].copy(), source=self.variables[name])
+
+    @precondition(lambda self: self.variables and len(self.variables) < 5)
+    @rule(data=st.data(), how=st.sampled_from(["copy", "deepcopy", "in a list", "in a dict"]))
+    def copy_a_variable(self, data, how):
+        """A copy is a new, independent Variable (a DQN's target network is made so)."""
+        name = self._any(data)
+        source = self.variables[name]
+        if how == "copy":
+            made = [copy.copy(source)]
+        elif how == "deepcopy":
+            made = [copy.deepcopy(source)]
+        elif how == "in a list":  # the same Variable twice: one copy, twice
+            pair = copy.deepcopy([source, source])
+            assert pair[0] is pair[1]
+            made = pair[:1]
+        else:
+            made = list(copy.deepcopy({"model": {"w": source}})["model"].values())
+        for twin in made:
+            assert twin is not source and twin.name != source.name
+            label = f"m{self.count}"
+            self.count += 1
+            self.variables[label] = twin
+            self.model[label] = self.model[name].copy()
+            self.trainable[label] = twin.trainable
+            assert twin.trainable == self.trainable[name]
 
     @precondition(lambda self: len(self.variables) > 1)
     @rule(data=st.data())

@@ -107,6 +107,15 @@ def lift_float_literals(jaxpr: Any, consts: list[Any]) -> tuple[Any, list[Any]]:
     return jaxpr.replace(constvars=constvars, eqns=eqns), new_consts
 
 
+def with_leading_constvars(jaxpr: Any, n: int, consts: list[Any]) -> Any:
+    """The jaxpr with its first `n` inputs made constants, after its own (`consts`: the
+    values of all of them; the eager tape passes its recorded constants that way)."""
+    constvars = [*jaxpr.constvars, *jaxpr.invars[:n]]
+    if _CONSTS_ATTACHED:
+        return jaxpr.replace(constvars=constvars, invars=jaxpr.invars[n:], consts=consts)
+    return jaxpr.replace(constvars=constvars, invars=jaxpr.invars[n:])
+
+
 _CALLBACKS = frozenset({"debug_callback", "pure_callback", "io_callback"})
 
 
@@ -130,14 +139,14 @@ _facts_memo: weakref.WeakKeyDictionary[Any, tuple[bool, bool]] = weakref.WeakKey
 
 def _facts(jaxpr: Any, top: bool = False) -> tuple[bool, bool]:
     """(has host callbacks, has user-written derivative rules), sub-programs included;
-    memoized for sub-programs, which JAX reuses from trace to trace."""
-    if not top:
-        try:
-            found = _facts_memo.get(jaxpr)
-        except TypeError:
-            found = None
-        if found is not None:
-            return found
+    memoized per program object (JAX reuses sub-programs from trace to trace, and the eager
+    tape reuses a whole program for every call of the same structure)."""
+    try:
+        found = _facts_memo.get(jaxpr)
+    except TypeError:
+        found = None
+    if found is not None:
+        return found
     callbacks = rules = False
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
@@ -152,11 +161,10 @@ def _facts(jaxpr: Any, top: bool = False) -> tuple[bool, bool]:
                 callbacks, rules = callbacks or c, rules or r
         if callbacks and rules:
             break
-    if not top:
-        try:
-            _facts_memo[jaxpr] = (callbacks, rules)
-        except TypeError:
-            pass
+    try:
+        _facts_memo[jaxpr] = (callbacks, rules)
+    except TypeError:
+        pass
     return callbacks, rules
 
 

@@ -12,9 +12,13 @@ the step draws new numbers without retracing.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import sys
 import warnings
+from collections.abc import Iterator
+from typing import Any
 
 import jax
 import numpy as np
@@ -108,9 +112,43 @@ def next_key(seed: int | None, fn: str = "a random op") -> jax.Array:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"Argument 'seed' must be an int, but got '{type(seed).__name__}'")
         return jax.random.key(int(seed))
+    supply = _supply.get()
+    if supply is not None:  # the eager tape: an op's shapes evaluated, or its call replayed
+        if isinstance(supply, _Count):
+            supply[0] += 1
+            return jax.random.key(0)
+        return supply.pop(0)  # the key the tape drew for this call
     _warn_if_repeated(fn)
     with _store.LOCK:  # the store's lock: tf.jit holds it while it traces and commits
         if _store.tracking():  # inside tf.jit: the state is an input and output of the step
             return _split(_generator())
         with jax.ensure_compile_time_eval(), _store.detached():
             return _split(_generator())
+
+
+_supply: contextvars.ContextVar[Any] = contextvars.ContextVar("tfjs_grad_keys", default=None)
+
+
+class _Count(list):
+    """[draws so far], in place of a key supply while an op's shapes are evaluated."""
+
+
+@contextlib.contextmanager
+def supplying(keys: list[Any]) -> Iterator[None]:
+    """Unseeded draws inside take these keys in order (the eager tape's replay)."""
+    token = _supply.set(list(keys))
+    try:
+        yield
+    finally:
+        _supply.reset(token)
+
+
+@contextlib.contextmanager
+def counting() -> Iterator[list[int]]:
+    """Count the unseeded draws inside (each gets a dummy key); yields [count]."""
+    count = _Count([0])
+    token = _supply.set(count)
+    try:
+        yield count
+    finally:
+        _supply.reset(token)

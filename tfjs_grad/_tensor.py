@@ -23,6 +23,8 @@ import jax
 import numpy as np
 from jax.core import Tracer
 
+from . import _tape
+
 DISPOSED_MESSAGE = "Tensor is disposed."
 
 
@@ -87,7 +89,10 @@ class Tensor:
     __tfjs_value__ = _get  # what the argument converter takes
 
     def __jax_array__(self) -> Any:
-        return self._get()
+        value = self._get()
+        if type(value) is _tape.Lazy:  # a jnp/lax call on a value the tape recorded
+            _tape.refuse(value)
+        return value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         array = np.asarray(self._get())
@@ -313,7 +318,10 @@ class Tensor:
         return (wrap(row) for row in value)
 
     def __getitem__(self, index: Any) -> Tensor:
-        return wrap(self._get()[unwrap_index(index)])
+        value = self._get()
+        if type(value) is _tape.Lazy:
+            return value.tape.index(self, index)
+        return wrap(value[unwrap_index(index)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
         raise TypeError(
@@ -444,6 +452,8 @@ def _flatten(t: Tensor) -> tuple[tuple[Any], None]:
     value = t._value
     if value is DISPOSED:
         raise TensorDisposedError(DISPOSED_MESSAGE)
+    if type(value) is _tape.Lazy:  # a JAX transform of a value the tape recorded
+        _tape.refuse(value)
     return (value,), None
 
 

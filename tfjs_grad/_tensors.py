@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.core import Tracer
 
+from . import _scope, _tape
 from ._scope import track
 from ._tensor import DISPOSED, DISPOSED_MESSAGE, Tensor, TensorDisposedError, depth
 
@@ -158,6 +159,8 @@ def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype
     """
     if type(values) is Tensor:  # the common case first
         values = values._value
+        if type(values) is _tape.Lazy:
+            _tape.refuse(values)
     if isinstance(values, jax.Array):
         if dtype in (None, NUMERIC, PROMOTED) or _accepts(dtype, values.dtype):
             return values
@@ -167,6 +170,8 @@ def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype
     read = getattr(type(values), "__tfjs_value__", None)  # a Variable, a Tensor subclass
     if read is not None:
         values = read(values)
+    if type(values) is _tape.Lazy:
+        _tape.refuse(values)
     expected = NUMERIC if dtype in (None, NUMERIC, PROMOTED) else dtype
     if isinstance(values, jax.Array):
         if not _accepts(expected, values.dtype):
@@ -274,6 +279,16 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
             for name, value in values.items():
                 if value is None and name in defaults:
                     values[name] = defaults[name]
+            if depth.n == 0:
+                tape = _tape.active()
+                if tape is not None:  # inside the f of an eager gradient call
+                    if eager_only or tfjs_name in _tape.IMMEDIATE:
+                        values = _tape.concrete(values, tensors)
+                    else:
+                        recorded, result = tape.record(wrapper, values, tensors)
+                        if recorded:
+                            _scope.record(jax.tree.leaves(result, is_leaf=_is_tensor))
+                            return result
             raw = {name: values[name] for name in promoted if name in values}
             for name, kind in tensors.items():
                 if name not in values or (values[name] is None and name in optional):
@@ -302,3 +317,7 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 from jax.core import ShapedArray, Tracer, eval_jaxpr
 
-from . import _store
+from . import _store, _tape
 from ._jax_internals import concrete_reads, trace_to_jaxpr, tracing
 from ._jaxpr import has_callbacks, has_user_rules, lift_float_literals, needed_inputs, structure_key
 from ._tensor import Tensor
@@ -83,6 +83,13 @@ def trace(
     gives their values if `source` (the user's function, named in errors and warnings)
     turns out to need concrete values: it runs on those under `jax.linearize`.
     """
+    if _tape.active() is not None:  # a gradient inside f: f runs on the traced path
+        raise _tape.TapeFallback("a gradient function inside f", quiet=True)
+    if _tape.usable(source, primals):
+        try:
+            return _tape.run(body, primals, bind_uids, source, fetch)
+        except _tape.TapeFallback:
+            pass  # the traced path below is always correct
     code = getattr(source, "__code__", None)
     if code is not None and code in _needs_concrete and _can_run_concretely(primals):
         return _linearize(body, fetch() if fetch else list(primals), bind_uids)

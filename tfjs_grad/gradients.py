@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.core import Tracer
 
-from . import _store, _trace
+from . import _store, _tape, _trace
 from ._scope import track
 from ._tensor import Tensor
 from ._tensors import ArrayLike, convert, dtype_name, js_shape
@@ -44,6 +44,12 @@ class ValueAndGrads(NamedTuple):
 class VariableGrads(NamedTuple):
     value: Tensor
     grads: dict[str, Any]  # name -> Tensor (None for a non-trainable Variable named)
+
+
+def _not_on_a_tape() -> None:
+    """A gradient taken inside the f of another eager one: that f runs on the traced path."""
+    if _tape.active() is not None:
+        raise _tape.TapeFallback("a gradient function inside f", quiet=True)
 
 
 def _check_fn(f: Any, api: str) -> None:
@@ -104,6 +110,7 @@ def grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., jax.Array]:
     _check_fn(f, "grad")
 
     def gradient(x: ArrayLike, dy: ArrayLike | None = None) -> jax.Array:
+        _not_on_a_tape()
         x = _differentiable(convert(x, argument="x", fn="tf.grad"), "x", "grad")
         dy = _convert_dy(dy, "grad")
         program = _trace.trace(f, [x], (), f)
@@ -124,6 +131,7 @@ def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[jax.Array]]:
     _check_fn(f, "grads")
 
     def gradients(args: Sequence[ArrayLike], dy: ArrayLike | None = None) -> list[jax.Array]:
+        _not_on_a_tape()
         xs = _args(
             args,
             "grads",
@@ -148,6 +156,7 @@ def value_and_grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., ValueAn
     _check_fn(f, "valueAndGrad")
 
     def value_and_gradient(x: ArrayLike, dy: ArrayLike | None = None) -> ValueAndGrad:
+        _not_on_a_tape()
         try:
             x = convert(x, argument="x", fn="tf.valueAndGrad")
         except TypeError:
@@ -182,6 +191,7 @@ def value_and_grads(f: Callable[..., ArrayLike]) -> Callable[..., ValueAndGrads]
     def values_and_gradients(
         args: Sequence[ArrayLike], dy: ArrayLike | None = None
     ) -> ValueAndGrads:
+        _not_on_a_tape()
         message = "The args passed in valueAndGrads(f)(args) must be array of tensors"
         xs = _args(args, "valueAndGrads", message)
         if dy is not None:
@@ -325,6 +335,11 @@ def stop_gradient(x: ArrayLike) -> jax.Array:
     >>> tf.grad(lambda x: tf.stop_gradient(x) ** 2)(tf.tensor1d([1, 2, 3])).tolist()
     [0.0, 0.0, 0.0]
     """
+    tape = _tape.active()
+    if tape is not None:  # inside the f of an eager gradient call: recorded as an op
+        recorded, result = tape.record(stop_gradient, {"x": x}, ("x",))
+        if recorded:
+            return result
     return track(_stop(convert(x, argument="x", fn="stopGradient")))
 
 
@@ -410,6 +425,8 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
     op.defvjp(fwd, bwd)
 
     def call(*inputs: ArrayLike) -> jax.Array:
+        if _tape.active() is not None:  # customGrad's rule is JAX's: f runs traced
+            raise _tape.TapeFallback("customGrad inside f", quiet=True)
         xs = []
         for x in inputs:
             if isinstance(x, Tensor):

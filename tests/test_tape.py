@@ -1,0 +1,196 @@
+"""The eager tape (tfjs_grad/_tape.py): f runs in Python every call, its ops are recorded,
+and a repeated structure reuses one compiled program. Checked against jax.grad of the same
+program written in jax.numpy, and against the traced path (TFJS_GRAD_TAPE=0)."""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tfjs_grad as tf
+from tfjs_grad import _tape, _trace
+
+# (tf form, jnp form) of each step a random program may take
+_UNARY = {
+    "square": (lambda t: t.square(), jnp.square),
+    "tanh": (lambda t: t.tanh(), jnp.tanh),
+    "relu": (lambda t: t.relu(), jax.nn.relu),
+    "sigmoid": (lambda t: t.sigmoid(), jax.nn.sigmoid),
+    "neg": (lambda t: t.neg(), jnp.negative),
+    "scale": (lambda t: t.mul(0.5), lambda a: a * 0.5),
+    "shift": (lambda t: t.add(1.25), lambda a: a + 1.25),
+    "sin": (lambda t: tf.sin(t), jnp.sin),
+}
+_BINARY = {
+    "add": (lambda a, b: a.add(b), jnp.add),
+    "mul": (lambda a, b: a.mul(b), jnp.multiply),
+    "sub": (lambda a, b: a.sub(b), jnp.subtract),
+}
+
+
+def _run(steps, x, w, tf_side):
+    """The program: x * w, a chain of steps over it (and w), then a mean."""
+    a, b = _BINARY["mul"][0 if tf_side else 1](x, w), w
+    for kind, name, read in steps:
+        if kind == "u":
+            fn = _UNARY[name][0 if tf_side else 1]
+            a = fn(a)
+        else:
+            fn = _BINARY[name][0 if tf_side else 1]
+            a = fn(a, b)
+        if read and tf_side:  # a value read in the middle of f, as tfjs code does
+            if float(a.mean()) > 1e9:
+                a = a.mul(0.0)
+    return a.mean() if tf_side else jnp.mean(a)
+
+
+_STEP = st.one_of(
+    st.tuples(st.just("u"), st.sampled_from(sorted(_UNARY)), st.booleans()),
+    st.tuples(st.just("b"), st.sampled_from(sorted(_BINARY)), st.booleans()),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps=st.lists(_STEP, min_size=1, max_size=6), seed=st.integers(0, 2**16))
+def test_random_programs_match_jax_grad(steps, seed):
+    rng = np.random.default_rng(seed)
+    x0 = rng.normal(size=(3,)).astype(np.float32)
+    w0 = rng.normal(size=(3,)).astype(np.float32)
+    w = tf.variable(tf.tensor1d(w0))
+    try:
+        out = tf.variableGrads(lambda: _run(steps, tf.tensor1d(x0), w, True), [w])
+        value, grad = jax.value_and_grad(lambda wv: _run(steps, jnp.asarray(x0), wv, False))(
+            jnp.asarray(w0)
+        )
+        np.testing.assert_allclose(np.asarray(out.value), value, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(out.grads[w.name]), grad, rtol=1e-4, atol=1e-5)
+        dx = tf.grad(lambda x: _run(steps, x, tf.tensor1d(w0), True))(tf.tensor1d(x0))
+        want = jax.grad(lambda xv: _run(steps, xv, jnp.asarray(w0), False))(jnp.asarray(x0))
+        np.testing.assert_allclose(np.asarray(dx), want, rtol=1e-4, atol=1e-5)
+    finally:
+        w.dispose()
+
+
+def test_a_repeated_structure_compiles_once_and_f_runs_every_call():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]))
+    opt = tf.train.adam(0.1)
+    calls = []
+
+    def loss():
+        calls.append(1)
+        return w.sub(tf.tensor1d([3.0, 3.0])).square().mean()
+
+    opt.minimize(loss)
+    opt.minimize(loss)
+    plans, compiles = len(_tape._plans), _trace.stats["compiles"]
+    for _ in range(10):
+        opt.minimize(loss)
+    assert len(calls) == 12
+    assert len(_tape._plans) == plans
+    assert _trace.stats["compiles"] == compiles
+    w.dispose()
+    opt.dispose()
+
+
+def test_new_python_floats_are_the_same_program():
+    x = tf.tensor1d([1.0, 2.0])
+    plans = None
+    for step in range(5):
+        g = tf.grad(lambda t, k=1.0 + 0.1 * step: t.mul(k).square().sum())(x)
+        np.testing.assert_allclose(np.asarray(g), 2 * (1.0 + 0.1 * step) ** 2 * np.array([1, 2]),
+                                   rtol=1e-6)
+        if step == 1:
+            plans = len(_tape._plans)
+    assert len(_tape._plans) == plans
+
+
+def test_a_value_read_in_f_sees_the_value_and_the_gradient_covers_the_whole_tape():
+    seen = []
+
+    def f(x):
+        y = x.square()
+        seen.append(y.dataSync().tolist())
+        if y.sum().arraySync() > 3:  # 1 + 4 = 5
+            return y.mul(x).sum()  # x ** 3
+        return y.sum()
+
+    g = tf.grad(f)(tf.tensor1d([1.0, 2.0]))
+    assert seen == [[1.0, 4.0]]
+    np.testing.assert_allclose(np.asarray(g), [3.0, 12.0])
+
+
+def test_a_jnp_call_on_a_recorded_value_falls_back_once_with_the_right_gradient():
+    def f(x):
+        return jnp.sum(jnp.sin(x.square()))
+
+    x = tf.tensor1d([0.5, 1.5])
+    with pytest.warns(UserWarning, match="eager tape cannot record"):
+        g = tf.grad(f)(x)
+    want = jax.grad(lambda a: jnp.sum(jnp.sin(a**2)))(jnp.asarray([0.5, 1.5]))
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(np.asarray(tf.grad(f)(x)), want, rtol=1e-6)
+
+
+def test_unseeded_draws_are_fresh_on_every_call():
+    w = tf.variable(tf.ones([64]))
+    grads = [
+        np.asarray(tf.variableGrads(lambda: tf.dropout(w, 0.5).sum(), [w]).grads[w.name])
+        for _ in range(3)
+    ]
+    assert not np.array_equal(grads[0], grads[1])
+    assert not np.array_equal(grads[1], grads[2])
+    for g in grads:  # dropout's gradient: 0 where dropped, 1 / keep where kept
+        assert set(np.unique(g)) <= {0.0, 2.0}
+    w.dispose()
+
+
+def test_print_inside_f_prints_on_every_call(capsys):
+    x = tf.tensor1d([1.0, 2.0])
+    for _ in range(2):
+        tf.grad(lambda t: tf.print(t.square()) or t.square().sum())(x)
+    assert capsys.readouterr().out.count("[1, 4]") == 2
+
+
+def test_writes_inside_f_are_applied_with_the_step():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]))
+    counter = tf.variable(tf.scalar(0.0), False)
+
+    def loss():
+        counter.assign(counter.add(1))
+        return w.square().sum()
+
+    for _ in range(3):
+        tf.variableGrads(loss, [w])
+    assert float(counter.value) == 3.0
+    w.dispose()
+    counter.dispose()
+
+
+def test_an_error_in_f_leaves_nothing_behind():
+    w = tf.variable(tf.tensor1d([1.0, 2.0]))
+    before = set(tf.registered_variables())
+
+    def loss():
+        tf.variable(tf.zeros([2]), True, "tape_scratch_variable")
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        tf.variableGrads(loss, [w])
+    assert set(tf.registered_variables()) == before
+    w.dispose()
+
+
+def test_no_recorded_value_escapes_f():
+    kept = []
+    g = tf.grad(lambda x: kept.append(x.square()) or kept[-1].sum())(tf.tensor1d([1.0, 3.0]))
+    np.testing.assert_allclose(np.asarray(g), [2.0, 6.0])
+    np.testing.assert_allclose(kept[0].dataSync(), [1.0, 9.0])  # read after f returned
+    assert kept[0].shape == (2,)

@@ -132,7 +132,7 @@ def test_gradients_tfjs_gets_wrong_or_lacks_are_true_derivatives():
 def test_div_no_nan_gradient_is_the_derivative_where_b_is_not_zero_and_zero_where_it_is():
     (case, *_) = _of("cases", "divNoNan")
     a, b = (decode(x) for x in case["args"])
-    ga, gb = jax.grad(lambda x, y: tf.div_no_nan(x, y).sum(), (0, 1))(a, b)
+    ga, gb = jax.grad(lambda x, y: jnp.asarray(tf.div_no_nan(x, y).sum()), (0, 1))(a, b)
     nonzero = np.asarray(b) != 0
     safe = np.where(nonzero, np.asarray(b), 1.0)
     np.testing.assert_allclose(ga, np.where(nonzero, 1 / safe, 0), rtol=1e-5)
@@ -278,8 +278,9 @@ def _check_random(case):
     assert values.min() >= low and (top < high if open_above else top <= high * (1 + 1e-6))
     if mean is not None:
         n = values.size
-        tolerance = 5 * math.sqrt(variance / n) + (0.5 / math.sqrt(n) if case["dtype"] == "int32"
-                                                   else 0)
+        tolerance = 5 * math.sqrt(variance / n) + (
+            0.5 / math.sqrt(n) if case["dtype"] == "int32" else 0
+        )
         assert abs(values.mean() - mean) < tolerance, (values.mean(), mean)
         assert abs(case["mean"] - mean) < tolerance  # tfjs draws from the same law
         assert values.var() == pytest.approx(variance, rel=0.15)

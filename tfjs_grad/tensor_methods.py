@@ -113,6 +113,8 @@ def _methods(tf: Any) -> dict[str, Callable[..., Any]]:
             fn = None if op is None else _where(op)
         elif name in _REDUCTIONS and fn is not None:
             fn = _numpy_keywords(fn)
+        elif name == "reshape" and fn is not None:
+            fn = _reshape(fn)
         if callable(fn):
             found[name] = fn
     return found
@@ -126,6 +128,21 @@ def _joined(op: Callable[..., Any]) -> Callable[..., Any]:
     method.__name__ = method.__qualname__ = op.__name__
     method.__doc__ = f"`tf.{op.__name__}([x, *tensors], axis)`."
     return method
+
+
+def _reshape(op: Callable[..., Any]) -> Callable[..., Any]:
+    def reshape(self: Any, shape: Any, *more: int) -> Any:
+        """`tf.reshape(x, shape)`; numpy's `t.reshape(-1)` and `t.reshape(2, 3)` work too.
+
+        >>> import tfjs_grad as tf
+        >>> tf.ones([2, 3]).reshape(-1).shape, tf.ones([6]).reshape(3, 2).shape
+        ((6,), (3, 2))
+        """
+        if more or isinstance(shape, int):
+            shape = [shape, *more]
+        return op(self, shape)
+
+    return reshape
 
 
 def _where(op: Callable[..., Any]) -> Callable[..., Any]:

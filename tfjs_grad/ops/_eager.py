@@ -13,7 +13,9 @@ import jax
 import numpy as np
 from jax.core import Tracer
 
+from .. import _store
 from .._tensors import INT, EagerOnlyError, convert
+from ..variables import Variable
 
 
 def host(tfjs_name: str, argument: str, value: Any, dtype: Any = INT) -> np.ndarray:
@@ -26,10 +28,13 @@ def host(tfjs_name: str, argument: str, value: Any, dtype: Any = INT) -> np.ndar
     >>> host("raggedRange", "starts", [1, 2.7]).tolist()
     [1, 2]
     """
-    read = getattr(type(value), "__tfjs_value__", None)  # a Variable: its current value
+    read = getattr(type(value), "__tfjs_value__", None)  # a Tensor or Variable: its value
+    # tf.jit's trace reads a Variable's current value, then takes it as the program's
+    # input: a shape fixed by it would be wrong once the Variable changes.
+    in_program = isinstance(value, Variable) and _store.tracker() is not None
     if read is not None:
         value = read(value)
-    if isinstance(value, Tracer):
+    if in_program or isinstance(value, Tracer):
         qualified = f"sparse.{tfjs_name}" if tfjs_name.startswith("sparse") else tfjs_name
         raise EagerOnlyError(
             f"tf.{qualified} runs eagerly only: the shape of its result depends on the values "

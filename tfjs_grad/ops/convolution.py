@@ -182,7 +182,7 @@ def conv3d(
 
     >>> import tfjs_grad as tf
     >>> tf.conv3d(tf.ones([2, 2, 2, 1]), tf.ones([2, 2, 2, 1, 1]), 1, "valid").reshape(-1)
-    Array([8.], dtype=float32)
+    Tensor([8.], shape=(1,), dtype=float32)
     """
     x5, unbatched = _geometry.batched(
         x, 5, "conv3d", "Error in {fn}: input must be rank 5, but got rank {rank}."
@@ -287,7 +287,7 @@ def conv3d_transpose(
     >>> import tfjs_grad as tf
     >>> tf.conv3d_transpose(tf.ones([1, 1, 1, 1]), tf.ones([2, 1, 1, 1, 1]), [2, 1, 1, 1], 1,
     ...                     "valid").reshape(-1)
-    Array([1., 1.], dtype=float32)
+    Tensor([1., 1.], shape=(2,), dtype=float32)
     """
     shape = [int(d) for d in output_shape]
     if len(shape) != x.ndim:
@@ -437,7 +437,7 @@ def dilation2d(
     >>> import tfjs_grad as tf
     >>> x = tf.reshape(tf.tensor1d([1, 5, 2, 0]), [1, 2, 2, 1])
     >>> tf.dilation2d(x, tf.zeros([2, 2, 1]), 1, "valid").reshape(-1)
-    Array([5.], dtype=float32)
+    Tensor([5.], shape=(1,), dtype=float32)
     """
     fn = "dilation2d"
     if x.ndim not in (3, 4):

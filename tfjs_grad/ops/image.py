@@ -90,7 +90,7 @@ def flip_left_right(image: ArrayLike) -> jax.Array:
 
     >>> import tfjs_grad as tf
     >>> tf.image.flipLeftRight(tf.reshape(tf.tensor1d([1, 2, 3]), [1, 1, 3, 1])).reshape(-1)
-    Array([3., 2., 1.], dtype=float32)
+    Tensor([3., 2., 1.], shape=(3,), dtype=float32)
     """
     if image.ndim != 4:
         raise ValueError(f"Error in flipLeftRight: image must be rank 4,but got rank {image.ndim}.")
@@ -429,7 +429,7 @@ def transform(
     >>> img = tf.reshape(tf.tensor1d([1, 2, 3]), [1, 1, 3, 1])
     >>> shift = tf.tensor2d([[1, 0, 1, 0, 1, 0, 0, 0]])
     >>> tf.image.transform(img, shift).reshape(-1)
-    Array([2., 3., 0.], dtype=float32)
+    Tensor([2., 3., 0.], shape=(3,), dtype=float32)
     """
     if image.ndim != 4:
         raise ValueError(f"Error in transform: image must be rank 4,but got rank {image.ndim}.")
@@ -634,7 +634,7 @@ def non_max_suppression_with_score(
     >>> import tfjs_grad as tf
     >>> r = tf.image.nonMaxSuppressionWithScore([[0, 0, 1, 1], [0, 5, 1, 6]], [0.5, 0.9], 2)
     >>> r.selectedIndices, r.selected_scores
-    (Array([1, 0], dtype=int32), Array([0.9, 0.5], dtype=float32))
+    (Tensor([1, 0], shape=(2,), dtype=int32), Tensor([0.9, 0.5], shape=(2,), dtype=float32))
     """
     selected, kept = _suppress(
         boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma
@@ -687,7 +687,7 @@ def non_max_suppression_padded(
     >>> import tfjs_grad as tf
     >>> r = tf.image.nonMaxSuppressionPadded([[0, 0, 1, 1]], [0.5], 3, 0.5, 0, True)
     >>> r.selectedIndices, r.validOutputs
-    (Array([0, 0, 0], dtype=int32), Array(1, dtype=int32))
+    (Tensor([0, 0, 0], shape=(3,), dtype=int32), Tensor(1, shape=(), dtype=int32))
     """
     selected, _ = _suppress(boxes, scores, max_output_size, iou_threshold, score_threshold, 0.0)
     valid = len(selected)

@@ -188,7 +188,7 @@ def max_pool3d(
 
     >>> import tfjs_grad as tf
     >>> tf.max_pool3d(tf.reshape(tf.range(0, 8), [2, 2, 2, 1]), 2, 2, "valid").reshape(-1)
-    Array([7.], dtype=float32)
+    Tensor([7.], shape=(1,), dtype=float32)
     """
     message = "Error in {fn}: x must be rank 5 but got rank {rank}."
     if x.ndim not in (4, 5):
@@ -214,7 +214,7 @@ def avg_pool3d(
 
     >>> import tfjs_grad as tf
     >>> tf.avg_pool3d(tf.reshape(tf.range(0, 8), [2, 2, 2, 1]), 2, 2, "valid").reshape(-1)
-    Array([3.5], dtype=float32)
+    Tensor([3.5], shape=(1,), dtype=float32)
     """
     message = "Error in {fn}: x must be rank 5 but got rank {rank}."
     if x.ndim not in (4, 5):
@@ -248,7 +248,7 @@ def max_pool_with_argmax(
     >>> r = tf.max_pool_with_argmax(tf.reshape(tf.tensor1d([1, 5, 2, 0]), [1, 2, 2, 1]), 2, 2,
     ...                             "valid")
     >>> r.result.reshape(-1), r["indexes"].reshape(-1)
-    (Array([5.], dtype=float32), Array([1], dtype=int32))
+    (Tensor([5.], shape=(1,), dtype=float32), Tensor([1], shape=(1,), dtype=int32))
     """
     message = "Error in {fn}: input must be rank 4 but got rank {rank}."
     if x.ndim != 4:

@@ -577,4 +577,8 @@ def _refuse_flatten(lazy: Lazy) -> Any:
 
 # A JAX transform or jnp function handed a recorded value flattens it first: that is where
 # the tape learns that f left the ops it can record.
-jax.tree_util.register_pytree_node(Lazy, _refuse_flatten, lambda aux, children: None)
+def _never_unflattened(aux: Any, children: Any) -> Lazy:
+    raise TapeFallback("a recorded value was rebuilt by JAX")
+
+
+jax.tree_util.register_pytree_node(Lazy, _refuse_flatten, _never_unflattened)

@@ -247,7 +247,7 @@ class Tape:
             slots, static_leaves = [], []
             for i, leaf in enumerate(leaves):
                 if isinstance(leaf, Tensor):
-                    leaf = leaf._value if type(leaf) is Tensor else leaf.__tfjs_value__()
+                    leaf = leaf.__tfjs_value__()
                     leaves[i] = leaf
                 slot = self._leaf_slot(leaf)
                 if slot is None:
@@ -415,8 +415,7 @@ def _depends(value: Any) -> bool:
     from ._tensor import Tensor
 
     if isinstance(value, Tensor):
-        inner = type(value).__tfjs_value__(value) if type(value) is not Tensor else value._value
-        return type(inner) is Lazy
+        return type(value.__tfjs_value__()) is Lazy
     if type(value) is Lazy:
         return True
     if isinstance(value, (list, tuple)):
@@ -508,7 +507,7 @@ def _output(y: Any) -> Any:
     from ._trace import NotATensorError
 
     if isinstance(y, Tensor):
-        return type(y).__tfjs_value__(y) if type(y) is not Tensor else y._get()
+        return y.__tfjs_value__()
     if isinstance(y, (jax.Array, Lazy)):
         return y
     raise NotATensorError("The result y returned by f() must be a tensor.")
@@ -540,10 +539,8 @@ def concrete(values: dict[str, Any], tensor_params: Any) -> dict[str, Any]:
     from ._tensor import Tensor
 
     def real(leaf: Any) -> Any:
-        if isinstance(leaf, Tensor) and type(leaf) is Tensor and type(leaf._value) is Lazy:
-            return Tensor(leaf._value.materialize())
         if isinstance(leaf, Tensor):
-            inner = type(leaf).__tfjs_value__(leaf)
+            inner = leaf.__tfjs_value__()
             return Tensor(inner.materialize()) if type(inner) is Lazy else leaf
         return leaf.materialize() if type(leaf) is Lazy else leaf
 

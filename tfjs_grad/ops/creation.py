@@ -208,7 +208,7 @@ def zeros_like(x: ArrayLike) -> jax.Array:
     >>> tf.zeros_like(tf.tensor1d([1, 2], "int32"))
     Tensor([0, 0], shape=(2,), dtype=int32)
     """
-    return jnp.zeros_like(x)
+    return _reads(x, jnp.zeros_like(x))
 
 
 @op("onesLike", x=NUMERIC)
@@ -219,7 +219,14 @@ def ones_like(x: ArrayLike) -> jax.Array:
     >>> tf.ones_like([[1, 2]])
     Tensor([[1., 1.]], shape=(1, 2), dtype=float32)
     """
-    return jnp.ones_like(x)
+    return _reads(x, jnp.ones_like(x))
+
+
+def _reads(x: jax.Array, filled: jax.Array) -> jax.Array:
+    """`filled`, made to read x: tfjs registers a zero gradient for zerosLike/onesLike, so a
+    loss that ends in one is connected to x (gradient zeros), not refused as unconnected.
+    The select is on a constant condition; XLA folds it away."""
+    return jnp.where(True, filled, x)
 
 
 @op("fill")

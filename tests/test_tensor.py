@@ -397,6 +397,25 @@ def test_every_public_function_returns_tensors():
     v.dispose()
 
 
+def test_every_async_op_awaits_to_tensors():
+    boxes, scores = [[0, 0, 1, 1], [0, 5, 1, 6]], [0.5, 0.9]
+    awaitables = {
+        "whereAsync": tf.whereAsync(tf.tensor1d([True, False], "bool")),
+        "setdiff1dAsync": tf.setdiff1dAsync([4, 1, 3], [3]),
+        "booleanMaskAsync": tf.booleanMaskAsync([1, 2], tf.tensor1d([True, False], "bool")),
+        "inTopKAsync": tf.inTopKAsync([[0.1, 0.9]], [1], 1),
+        "nonMaxSuppressionAsync": tf.image.nonMaxSuppressionAsync(boxes, scores, 2),
+        "nonMaxSuppressionWithScoreAsync": tf.image.nonMaxSuppressionWithScoreAsync(
+            boxes, scores, 2
+        ),
+        "nonMaxSuppressionPaddedAsync": tf.image.nonMaxSuppressionPaddedAsync(boxes, scores, 2),
+    }
+    for name, awaitable in awaitables.items():
+        result = asyncio.run(_awaited(awaitable))
+        found = leaves(result) if isinstance(result, (list, tuple)) else [result]
+        assert found and all(type(r) is tf.Tensor for r in found), (name, result)
+
+
 def test_values_inside_f_are_tensors():
     seen = []
     v = tf.variable(tf.tensor1d([1, 2]), name="inside_f_v")

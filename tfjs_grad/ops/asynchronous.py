@@ -60,7 +60,7 @@ class Resolved(Generic[T]):
         return f"Resolved({self.value!r})"
 
 
-def _resolved(value: Any) -> Resolved[Any]:
+def resolved(value: Any) -> Resolved[Any]:
     """`value` as a resolved awaitable, its arrays as `tf.Tensor`s recorded for `tf.tidy`
     (the op decorator does not look inside a Resolved)."""
     return Resolved(track(value))
@@ -79,7 +79,7 @@ def where_async(condition: ArrayLike) -> Resolved[jax.Array]:
     [[0, 0], [1, 1]]
     """
     coords = np.argwhere(np.asarray(condition)).astype(np.int32)
-    return _resolved(jnp.asarray(coords.reshape(-1, condition.ndim)))
+    return resolved(jnp.asarray(coords.reshape(-1, condition.ndim)))
 
 
 @op("setdiff1dAsync", eager_only=True, x=NUMERIC, y=NUMERIC)
@@ -105,7 +105,7 @@ def setdiff1d_async(x: ArrayLike, y: ArrayLike) -> Resolved[list[jax.Array]]:
     if y.ndim != 1:
         raise ValueError(f"y should be 1D tensor, but got y ({_js.array(y.shape)}).")
     keep = np.flatnonzero(~np.isin(np.asarray(x), np.asarray(y)))
-    return _resolved([jnp.asarray(np.asarray(x)[keep]), jnp.asarray(keep, jnp.int32)])
+    return resolved([jnp.asarray(np.asarray(x)[keep]), jnp.asarray(keep, jnp.int32)])
 
 
 @op("booleanMaskAsync", eager_only=True, tensor=NUMERIC, mask=BOOL)
@@ -133,7 +133,7 @@ def boolean_mask_async(
         )
     flat = jnp.reshape(tensor, (*tensor.shape[:start], -1, *tensor.shape[start + mask.ndim :]))
     positions = np.flatnonzero(np.asarray(mask).reshape(-1)).astype(np.int32)
-    return _resolved(jnp.take(flat, jnp.asarray(positions), axis=start))
+    return resolved(jnp.take(flat, jnp.asarray(positions), axis=start))
 
 
 @op("inTopKAsync", eager_only=True, predictions=NUMERIC, targets=INT)
@@ -174,7 +174,7 @@ def in_top_k_async(predictions: ArrayLike, targets: ArrayLike, k: int = 1) -> Re
     target = jnp.take_along_axis(predictions, targets[..., None].astype(jnp.int32), axis=-1)
     position = jnp.arange(last)
     ahead = (predictions > target) | ((predictions == target) & (position < targets[..., None]))
-    return _resolved(jnp.sum(ahead, axis=-1) < k)
+    return resolved(jnp.sum(ahead, axis=-1) < k)
 
 
 whereAsync = where_async

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -22,6 +22,7 @@ import numpy as np
 
 from .._tensors import FLOAT, INT, NUMERIC, ArrayLike, dtype_name, op
 from ._results import result_type
+from .asynchronous import resolved
 
 __all__ = [
     "NonMaxSuppressionPadded",
@@ -61,17 +62,6 @@ NonMaxSuppressionWithScore = result_type(
 )
 NonMaxSuppressionPadded = result_type("NonMaxSuppressionPadded", "selectedIndices", "validOutputs")
 _LUMA = (0.2989, 0.5870, 0.1140)
-
-
-class _Resolved:
-    """An awaitable that gives its value at once: what a tfjs Promise-returning op returns."""
-
-    def __init__(self, value: Any) -> None:
-        self._value = value
-
-    def __await__(self) -> Generator[None, None, Any]:
-        return self._value
-        yield  # a generator that finishes at once, so `await` needs no event-loop turn
 
 
 def _float(x: jax.Array) -> jax.Array:
@@ -611,10 +601,10 @@ def non_max_suppression_async(
     >>> async def main():
     ...     return await tf.image.nonMaxSuppressionAsync([[0, 0, 1, 1]], [0.5], 1)
     >>> asyncio.run(main())
-    Array([0], dtype=int32)
+    Tensor([0], shape=(1,), dtype=int32)
     """
     selected, _ = _suppress(boxes, scores, max_output_size, iou_threshold, score_threshold, 0.0)
-    return _Resolved(jnp.asarray(selected, jnp.int32))
+    return resolved(jnp.asarray(selected, jnp.int32))
 
 
 @op("image.nonMaxSuppressionWithScore", eager_only=True, boxes=FLOAT, scores=FLOAT)
@@ -662,9 +652,9 @@ def non_max_suppression_with_score_async(
     ...     r = await tf.image.nonMaxSuppressionWithScoreAsync([[0, 0, 1, 1]], [0.5], 1)
     ...     return r.selectedScores
     >>> asyncio.run(main())
-    Array([0.5], dtype=float32)
+    Tensor([0.5], shape=(1,), dtype=float32)
     """
-    return _Resolved(
+    return resolved(
         non_max_suppression_with_score(
             boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma
         )
@@ -714,9 +704,9 @@ def non_max_suppression_padded_async(
     ...     r = await tf.image.nonMaxSuppressionPaddedAsync([[0, 0, 1, 1]], [0.5], 2)
     ...     return r.validOutputs
     >>> asyncio.run(main())
-    Array(1, dtype=int32)
+    Tensor(1, shape=(), dtype=int32)
     """
-    return _Resolved(
+    return resolved(
         non_max_suppression_padded(
             boxes, scores, max_output_size, iou_threshold, score_threshold, pad_to_max_output_size
         )

@@ -198,9 +198,20 @@ def _tfjs_grad(data: Data, variant: str) -> Runner:
             return tf.losses.softmax_cross_entropy(y, predict(x))
 
     optimizer = tf.train.adam(LEARNING_RATE, BETA1, BETA2, EPSILON)
+    hidden_means: list[float] = []
+
+    def loss_with_a_read(x, y):
+        # a value read in the middle of f, as a tfjs user logs one: the tape runs the
+        # forward program so far, then goes on recording
+        hidden_means.append(float(relu(x @ w[0] + b[0]).mean()))
+        del hidden_means[:-1]
+        return loss_fn(x, y)
 
     def train_step(x, y):
         return optimizer.minimize(lambda: loss_fn(x, y), True)
+
+    def train_step_reading(x, y):
+        return optimizer.minimize(lambda: loss_with_a_read(x, y), True)
 
     if variant == "jit_loop":
         train_k_steps = tf.jit_loop(train_step)
@@ -209,6 +220,8 @@ def _tfjs_grad(data: Data, variant: str) -> Runner:
     if variant == "tf.jit":
         compiled = tf.jit(train_step)
         return _jax_runner(lambda: compiled(*next(batches)))
+    if variant == "eager_read":
+        return _jax_runner(lambda: tf.tidy(lambda: train_step_reading(*next(batches))))
     if variant != "eager":
         raise ValueError(f"unknown variant {variant!r}")
     return _jax_runner(lambda: tf.tidy(lambda: train_step(*next(batches))))

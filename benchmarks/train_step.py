@@ -11,6 +11,8 @@ Sections (all in one run; each prints its table, then every target as met / not 
                 tf.jit         `tf.jit` of the tfjs user's step: `tf.variable` weights, `x @ w + b`,
                                `tf.losses.*`, `opt.minimize(lambda: ..., True)`
                 eager          the same step, no `tf.jit`, inside `tf.tidy` (as tfjs code runs)
+                eager_read     eager, reading a hidden layer's mean as a float inside the
+                               loss (a value read mid-f; tiny, same process as eager)
                 baseline_loop  the baseline step under `lax.scan`, 100 steps per call (tiny)
                 jit_loop       `tf.jit_loop` of the tfjs user's step, 100 per call (tiny)
                 torch@N        PyTorch eager, nn.Sequential + torch.optim.Adam, N threads
@@ -171,12 +173,21 @@ class Run:
 
 # Each tfjs_grad variant shares a worker with a baseline of its own (so no Variables of
 # another variant live beside it); the loop variants only on tiny, where a call is cheap.
-JAX_GROUPS = {"jit": ["tf.jit"], "eager": ["eager"], "loop": ["baseline_loop", "jit_loop"]}
+JAX_GROUPS = {
+    "jit": ["tf.jit"],
+    "eager": ["eager", "eager_read"],
+    "loop": ["baseline_loop", "jit_loop"],
+}
 HOME = {v: f"baseline@{g}" for g, variants in JAX_GROUPS.items() for v in variants}
+TINY_ONLY = {"baseline_loop", "jit_loop", "eager_read"}
 
 
 def _groups(workload: str) -> dict[str, list[str]]:
-    return {g: v for g, v in JAX_GROUPS.items() if workload == "tiny" or g != "loop"}
+    groups = {
+        g: [v for v in vs if workload == "tiny" or v not in TINY_ONLY]
+        for g, vs in JAX_GROUPS.items()
+    }
+    return {g: vs for g, vs in groups.items() if vs}
 
 
 def _mlp_slots(workload: str, run: Run, data_dir: pathlib.Path) -> dict[str, Slot]:
@@ -256,6 +267,8 @@ def _mlp_rows(workload: str, slots: dict[str, Slot], errors: dict[str, float], r
         }
         if not same:
             row["eager_ratio"] = median_ratio(eager, slot)  # tfjs_grad eager ÷ this
+        if key == "eager_read":
+            row["read_ratio"] = median_ratio(slot, eager)  # with the read ÷ without
         rows.append(row)
     for row in rows:
         row["workload"] = workload
@@ -483,7 +496,7 @@ def evaluate_targets(run: Run) -> None:
         return None if row is None else row.get(key)
 
     ratio = get("tiny", "tf.jit", "ratio")
-    run.target("tiny: tf.jit ≥ 0.90× hand-written", ratio, ">=", 0.90, _x(ratio))
+    run.target("tiny: tf.jit ≥ 0.95× hand-written", ratio, ">=", 0.95, _x(ratio))
     first = get("tiny", "tf.jit", "compile_ratio")
     run.target(
         "tiny: tf.jit first call ≤ 1.5× hand-written",
@@ -495,6 +508,10 @@ def evaluate_targets(run: Run) -> None:
     )
     wasm = get("tiny", "tfjs-wasm", "eager_ratio")
     run.target("tiny: eager ≥ 2× tfjs WASM in Node", wasm, ">=", 2.0, _x(wasm))
+    ratio = get("tiny", "eager", "ratio")
+    run.target("tiny: eager ≥ 0.4× hand-written", ratio, ">=", 0.4, _x(ratio))
+    read = get("tiny", "eager_read", "read_ratio")
+    run.target("tiny: eager with a value read in f ≥ 0.6× eager without", read, ">=", 0.6, _x(read))
     torch = _best_torch(run, "tiny")
     if torch is not None:
         run.target(
@@ -511,7 +528,7 @@ def evaluate_targets(run: Run) -> None:
         )
     poly = get("polynomial", "tfjs_grad", "ratio_best_tfjs")
     run.target(
-        "polynomial: eager ≥ 1.0× tfjs in Node (its faster backend)", poly, ">=", 1.0, _x(poly)
+        "polynomial: eager ≥ 2× tfjs in Node (its faster backend)", poly, ">=", 2.0, _x(poly)
     )
     ratio = get("fit", "fit", "ratio")
     run.target("fit: model.fit ≥ 0.90× hand-written jax.jit + optax", ratio, ">=", 0.90, _x(ratio))

@@ -194,3 +194,32 @@ def test_no_recorded_value_escapes_f():
     np.testing.assert_allclose(np.asarray(g), [2.0, 6.0])
     np.testing.assert_allclose(kept[0].dataSync(), [1.0, 9.0])  # read after f returned
     assert kept[0].shape == (2,)
+
+
+def test_a_value_read_in_f_leaves_the_variables_owned():
+    """The forward program of a read takes the Variables' buffers without sharing them, so
+    the step after it still donates them (no copy per step), and what the user reads of a
+    Variable itself stays valid."""
+    from tfjs_grad import variables
+
+    w = tf.variable(tf.tensor1d([1.0, -2.0]), name="tape_read_owned_w")
+    opt = tf.train.sgd(0.1)
+    seen = []
+
+    def loss():
+        hidden = w.square()
+        seen.append(float(hidden.sum()))
+        return hidden.sum()
+
+    for _ in range(3):  # compile, then steady state
+        opt.minimize(loss)
+    before = variables.peek(w)
+    opt.minimize(loss)
+    assert before.is_deleted()  # donated to the step, not copied
+    held = []
+    opt.minimize(lambda: (held.append(w.dataSync()), w.square().sum())[1])
+    opt.minimize(loss)
+    np.testing.assert_allclose(held[0], np.asarray([1.0, -2.0]) * 0.8**4, rtol=1e-6)
+    np.testing.assert_allclose(seen[-1], float(np.sum((np.asarray([1.0, -2.0]) * 0.8**5) ** 2)),
+                               rtol=1e-5)
+    w.dispose()

@@ -321,18 +321,21 @@ class Tape:
                 for slot, leaf in zip(node.outs, jax.tree.leaves(out)):
                     env[slot] = leaf
 
-    def _inputs(self) -> list[Any]:
+    def _sources(self) -> list[Any]:
+        """f's inputs: arrays, or the Variables whose values they are."""
         if self._primal_values is None:
-            from . import _store
-
-            with _store.detached():  # the Variables' own buffers, not f's bindings
-                self._primal_values = list(self._fetch())
+            self._primal_values = list(self._fetch())
         return self._primal_values
 
     def evaluate(self, slot: int) -> Any:
         """The value of one slot, from the cached forward program of the tape so far."""
-        if slot < self.n_primals:
-            return self._inputs()[slot]
+        from . import _store
+        from .variables import Variable, peek
+
+        if slot < self.n_primals:  # f's input itself: it reaches the user, so it is read
+            source = self._sources()[slot]
+            with _store.detached():  # the Variable's own buffer, not f's binding
+                return source.read() if isinstance(source, Variable) else source
         if slot in self.const_slots:
             return self.const_values[self.const_slots.index(slot)]
         key = (tuple(self.parts), slot)
@@ -352,7 +355,11 @@ class Tape:
             if len(_forward) > _PLANS_MAX:
                 _forward.clear()
             _forward[key] = run
-        return run(list(self.const_values), self._inputs())
+        # The program only reads the Variables' buffers, so they stay owned (a later step
+        # may donate them); the lock keeps another thread's step from donating them first.
+        with _store.LOCK:
+            primals = [peek(x) if isinstance(x, Variable) else x for x in self._sources()]
+            return run(list(self.const_values), primals)
 
     def program(self, outputs: Sequence[Any], write_uids: tuple[int, ...], created: Any,
                 source: Any) -> Any:

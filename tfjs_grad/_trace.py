@@ -70,6 +70,13 @@ _CONCRETIZATION = (
 _needs_concrete: set[Any] = set()  # code objects of functions that read values while running
 
 
+def _values(fetch: Callable[[], list[Any]]) -> list[Any]:
+    """What `fetch` gives, Variables read (their buffers are then shared with the user)."""
+    from .variables import Variable
+
+    return [x.read() if isinstance(x, Variable) else x for x in fetch()]
+
+
 def trace(
     body: Callable[..., Any],
     primals: Sequence[Any],
@@ -80,8 +87,9 @@ def trace(
     """Run `body(*primals)` once, with `bind_uids[i]` reading `primals[i]`.
 
     `primals` may be arrays or abstract values (`jax.core.ShapedArray`); `fetch` then
-    gives their values if `source` (the user's function, named in errors and warnings)
-    turns out to need concrete values: it runs on those under `jax.linearize`.
+    gives their values (arrays or the Variables holding them) if `source` (the user's
+    function, named in errors and warnings) turns out to need concrete values: it runs on
+    those under `jax.linearize`.
     """
     if _tape.active() is not None:  # a gradient inside f: f runs on the traced path
         raise _tape.TapeFallback("a gradient function inside f", quiet=True)
@@ -92,13 +100,13 @@ def trace(
             pass  # the traced path below is always correct
     code = getattr(source, "__code__", None)
     if code is not None and code in _needs_concrete and _can_run_concretely(primals):
-        return _linearize(body, fetch() if fetch else list(primals), bind_uids)
+        return _linearize(body, _values(fetch) if fetch else list(primals), bind_uids)
     try:
         return _trace(body, primals, bind_uids, source)
     except _CONCRETIZATION:
         if not _can_run_concretely(primals):
             raise
-        values = fetch() if fetch else list(primals)
+        values = _values(fetch) if fetch else list(primals)
         if any(isinstance(v, Tracer) for v in values):
             raise
         if code is not None:

@@ -280,7 +280,7 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
         [v.aval() for v in trainable],
         [v.id for v in trainable],
         f,
-        fetch=lambda: [v.read() for v in trainable],
+        fetch=lambda: list(trainable),
     )
     connected = [v for v, c in zip(trainable, program.connected) if c]
     if not connected:

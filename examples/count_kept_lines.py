@@ -123,24 +123,45 @@ def why_changed(name: str, number: int, line: str) -> str:
     return next((reason for reason, pattern in _REASONS if pattern.search(line)), "other")
 
 
-def count(repo: str, show: bool) -> None:
-    print(f"tfjs-examples at {COMMIT[:10]}: code lines kept as written, and why the others changed")
+def compare(name: str, js: str, py: str) -> list[tuple[int, str, str | None]]:
+    """(line number, text, why it changed or None when kept) of each code line of the
+    original `name` (e.g. "cart-pole/index.js") against the Python source of its port."""
+    port = python_lines(py)
+    return [(number, line, None if as_python(line) in port else why_changed(name, number, line))
+            for number, line in code_lines(js)]
+
+
+def counts(repo: str) -> dict[str, tuple[int, int, collections.Counter]]:
+    """example -> (lines kept, code lines, Counter of the reasons the others changed)."""
+    result = {}
     for example, files in PORTS.items():
-        kept, changed = 0, collections.Counter()
+        kept, total, changed = 0, 0, collections.Counter()
         for js_name, py_name in files.items():
             name = f"{example}/{js_name}"
             js = subprocess.run(["git", "-C", repo, "show", f"{COMMIT}:{name}"],
                                 check=True, capture_output=True, text=True).stdout
-            port = python_lines((HERE / py_name).read_text())
-            for number, line in code_lines(js):
-                if as_python(line) in port:
+            for _, _, reason in compare(name, js, (HERE / py_name).read_text()):
+                total += 1
+                if reason is None:
                     kept += 1
-                    continue
-                reason = why_changed(name, number, line)
-                changed[reason] += 1
-                if show:
-                    print(f"  {name}:{number} ({reason}): {line}")
-        total = kept + changed.total()
+                else:
+                    changed[reason] += 1
+        result[example] = (kept, total, changed)
+    return result
+
+
+def count(repo: str, show: bool) -> None:
+    print(f"tfjs-examples at {COMMIT[:10]}: code lines kept as written, and why the others changed")
+    if show:
+        for example, files in PORTS.items():
+            for js_name, py_name in files.items():
+                name = f"{example}/{js_name}"
+                js = subprocess.run(["git", "-C", repo, "show", f"{COMMIT}:{name}"],
+                                    check=True, capture_output=True, text=True).stdout
+                for number, line, reason in compare(name, js, (HERE / py_name).read_text()):
+                    if reason is not None:
+                        print(f"  {name}:{number} ({reason}): {line}")
+    for example, (kept, total, changed) in counts(repo).items():
         reasons = ", ".join(f"{reason} {n}" for reason, n in changed.most_common())
         print(f"{example}: {kept} of {total} kept ({kept / total:.0%}); "
               f"{changed.total()} changed: {reasons}")

@@ -11,11 +11,18 @@ are skipped. A code line is *kept* when some line of its port reads the same aft
 spelling changes, which every JavaScript-to-Python port makes: surrounding whitespace, a
 trailing `;` and a leading `const `/`let `/`var ` are dropped, `this.` is written `self.`, and
 `null`/`true`/`false` are written `None`/`True`/`False`; a trailing `# comment` on the Python
-line is ignored. Every other code line is *changed*, for the first of these reasons that
-applies: left out (browser-only code, listed below), `dataSync()` (a numpy conversion), a
-tensor method chain (`a.mul(b)` becomes `tf.mul(a, b)`), an arrow function, `Math.*` (Python's
-`math` and `random`), or other (JavaScript syntax: `function`, `class`, `for`, `if`, imports,
-object literals, typed arrays, `push`, ...; and the stand-ins for the Layers API).
+line is ignored, and so are the parentheses Python needs around an expression that spans
+lines (the `(` after `name = ` or `return ` that opens it, the `)` at the end of its last
+line), so a chain written over several lines (`return xs.conv2d(w, 1, 'same')`, `.relu()`)
+is kept line for line. Tensor methods are tfjs's (`a.mul(b).add(c)`, `x.dataSync()[0]`,
+`x.dispose()`, `x.as4D(-1, 28, 28, 1)`), so a port that calls them as tfjs does keeps those
+lines. Every other code line is *changed*, for the first of these reasons that applies:
+left out (browser-only code, listed below), an arrow function, `Math.*` (Python's `math` and
+`random`), a template literal (an f-string), an object literal (a dict with quoted keys,
+`SimpleNamespace(key=value)` or keyword arguments; `import {...}` lines excepted), or other
+(JavaScript syntax: `function`, `class`, `for`, `if`, imports, typed arrays, `push`,
+`Array.from`, `tensors.x` for the dict `tensors['x']`, an expression split over lines
+differently, ...).
 """
 
 import argparse
@@ -61,12 +68,10 @@ LEFT_OUT = {
     ],
 }
 _REASONS = [
-    ("dataSync()", re.compile(r"\.dataSync\(")),
-    ("method chain", re.compile(
-        r"(^|[\w)\]])\.(add|sub|mul|div|square|pow|min|max|mean|sum|relu|conv2d|maxPool|matMul|"
-        r"argMax|as2D|as4D|asScalar|reshape|dispose)\(")),
     ("arrow function", re.compile(r"=>")),
     ("Math.*", re.compile(r"\bMath\.")),
+    ("template literal", re.compile(r"`")),
+    ("object literal", re.compile(r"^(?!import\b)(\w+:\s|.*\{\s*\w+\s*[:,}])")),
 ]
 _BRACKETS = re.compile(r"[\s{}()\[\];,]*")
 _JS_WORDS = {"null": "None", "true": "True", "false": "False"}
@@ -96,8 +101,20 @@ def as_python(js_line: str) -> str:
     return re.sub(r"\b(null|true|false)\b", lambda m: _JS_WORDS[m.group()], text)
 
 
+def unwrapped(line: str) -> str:
+    """A Python line without the parenthesis that wraps a multi-line expression: the `(`
+    that opens it after `name = ` or `return `, or the `)` that closes it at its end."""
+    depth = line.count("(") - line.count(")")
+    if depth > 0:
+        return re.sub(r"^((?:return|[\w.\[\]', ]+ =)\s*)\(", r"\1", line).strip()
+    if depth < 0 and line.endswith(")"):
+        return line[:-1]
+    return line
+
+
 def python_lines(py: str) -> set[str]:
-    return {re.sub(r"\s+#.*$", "", line).strip() for line in py.splitlines()}
+    lines = {re.sub(r"\s+#.*$", "", line).strip() for line in py.splitlines()}
+    return lines | {unwrapped(line) for line in lines}
 
 
 def why_changed(name: str, number: int, line: str) -> str:
@@ -106,24 +123,45 @@ def why_changed(name: str, number: int, line: str) -> str:
     return next((reason for reason, pattern in _REASONS if pattern.search(line)), "other")
 
 
-def count(repo: str, show: bool) -> None:
-    print(f"tfjs-examples at {COMMIT[:10]}: code lines kept as written, and why the others changed")
+def compare(name: str, js: str, py: str) -> list[tuple[int, str, str | None]]:
+    """(line number, text, why it changed or None when kept) of each code line of the
+    original `name` (e.g. "cart-pole/index.js") against the Python source of its port."""
+    port = python_lines(py)
+    return [(number, line, None if as_python(line) in port else why_changed(name, number, line))
+            for number, line in code_lines(js)]
+
+
+def counts(repo: str) -> dict[str, tuple[int, int, collections.Counter]]:
+    """example -> (lines kept, code lines, Counter of the reasons the others changed)."""
+    result = {}
     for example, files in PORTS.items():
-        kept, changed = 0, collections.Counter()
+        kept, total, changed = 0, 0, collections.Counter()
         for js_name, py_name in files.items():
             name = f"{example}/{js_name}"
             js = subprocess.run(["git", "-C", repo, "show", f"{COMMIT}:{name}"],
                                 check=True, capture_output=True, text=True).stdout
-            port = python_lines((HERE / py_name).read_text())
-            for number, line in code_lines(js):
-                if as_python(line) in port:
+            for _, _, reason in compare(name, js, (HERE / py_name).read_text()):
+                total += 1
+                if reason is None:
                     kept += 1
-                    continue
-                reason = why_changed(name, number, line)
-                changed[reason] += 1
-                if show:
-                    print(f"  {name}:{number} ({reason}): {line}")
-        total = kept + changed.total()
+                else:
+                    changed[reason] += 1
+        result[example] = (kept, total, changed)
+    return result
+
+
+def count(repo: str, show: bool) -> None:
+    print(f"tfjs-examples at {COMMIT[:10]}: code lines kept as written, and why the others changed")
+    if show:
+        for example, files in PORTS.items():
+            for js_name, py_name in files.items():
+                name = f"{example}/{js_name}"
+                js = subprocess.run(["git", "-C", repo, "show", f"{COMMIT}:{name}"],
+                                    check=True, capture_output=True, text=True).stdout
+                for number, line, reason in compare(name, js, (HERE / py_name).read_text()):
+                    if reason is not None:
+                        print(f"  {name}:{number} ({reason}): {line}")
+    for example, (kept, total, changed) in counts(repo).items():
         reasons = ", ".join(f"{reason} {n}" for reason, n in changed.most_common())
         print(f"{example}: {kept} of {total} kept ({kept / total:.0%}); "
               f"{changed.total()} changed: {reasons}")

@@ -203,6 +203,8 @@ def test_conversions_match_tfjs(name):
         "as3D": lambda: x.as3D(1, 3, 2),
         "as4D": lambda: x.as4D(1, 1, 3, 2),
         "as5D": lambda: x.as5D(1, 1, 1, 3, 2),
+        "as2D_implicit": lambda: x.as2D(-1, 2),
+        "as4D_implicit": lambda: x.as4D(-1, 1, 3, 2),
         "flatten": lambda: x.flatten(),
         "asScalar": lambda: tf.tensor1d([7]).asScalar(),
         "reshapeAs": lambda: x.reshapeAs(tf.zeros([3, 2])),
@@ -217,6 +219,9 @@ def test_conversion_errors_have_tfjs_messages():
     with pytest.raises(ValueError) as info:
         x.as2D(4, 2)
     assert str(info.value) == _FIXTURE["errors"]["as2D_size"]
+    with pytest.raises(ValueError) as info:
+        x.as2D(-1, 4)
+    assert str(info.value) == _FIXTURE["errors"]["as2D_fractional"]
     with pytest.raises(ValueError) as info:
         x.asScalar()
     assert str(info.value) == _FIXTURE["errors"]["asScalar_size"]

@@ -10,7 +10,6 @@ AttributeError too) naming it.
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -305,14 +304,6 @@ def _attach_conversions(tf: Any) -> None:
         """`tf.cast(x, dtype)`."""
         return tf.cast(self, dtype)
 
-    def reshaped(self: Any, shape: Any, rank: int) -> Any:
-        size = self.size
-        if math.prod(shape) != size:
-            raise ValueError(
-                f"Size({size}) must match the product of shape {','.join(map(str, shape))}"
-            )
-        return tf.reshape(self, list(shape))
-
     def as_scalar(self: Any) -> Any:
         """The tensor as rank 0 (it must have one element)."""
         if self.size != 1:
@@ -335,13 +326,14 @@ def _attach_conversions(tf: Any) -> None:
         "toBool": lambda self: tf.cast(self, "bool"),
         "flatten": lambda self: tf.reshape(self, [self.size]),
         "as1D": lambda self: tf.reshape(self, [self.size]),
-        "as2D": lambda self, rows, columns: reshaped(self, (rows, columns), 2),
-        "as3D": lambda self, rows, columns, depth: reshaped(self, (rows, columns, depth), 3),
-        "as4D": lambda self, rows, columns, depth, depth2: reshaped(
-            self, (rows, columns, depth, depth2), 4
+        # tfjs's asXD is reshape: one -1 is inferred (mnist-core's `as4D(-1, 28, 28, 1)`)
+        "as2D": lambda self, rows, columns: tf.reshape(self, [rows, columns]),
+        "as3D": lambda self, rows, columns, depth: tf.reshape(self, [rows, columns, depth]),
+        "as4D": lambda self, rows, columns, depth, depth2: tf.reshape(
+            self, [rows, columns, depth, depth2]
         ),
-        "as5D": lambda self, rows, columns, depth, depth2, depth3: reshaped(
-            self, (rows, columns, depth, depth2, depth3), 5
+        "as5D": lambda self, rows, columns, depth, depth2, depth3: tf.reshape(
+            self, [rows, columns, depth, depth2, depth3]
         ),
         "asScalar": as_scalar,
         "reshapeAs": lambda self, x: tf.reshape(self, list(x.shape)),

@@ -8,8 +8,6 @@ https://github.com/tensorflow/tfjs-examples/blob/master/boston-housing/index.js
 import asyncio
 import sys
 
-import numpy as np
-
 import tfjs_grad as tf
 
 from . import normalization, ui
@@ -106,7 +104,7 @@ async def run(model, modelName, weightsIllustration):
         trainLogs.append(logs)
 
         if weightsIllustration:
-            kernelAsArr = np.ravel(model.layers[0].getWeights()[0])
+            kernelAsArr = await model.layers[0].getWeights()[0].data()
             weightsList = describeKernelElements(kernelAsArr)
             ui.updateWeightDescription(weightsList)
 
@@ -122,7 +120,7 @@ async def run(model, modelName, weightsIllustration):
     ui.updateStatus('Running on test data...')
     result = model.evaluate(
         tensors['testFeatures'], tensors['testTarget'], {'batchSize': BATCH_SIZE})
-    testLoss = np.ravel(result)[0]
+    testLoss = result.dataSync()[0]
 
     trainLoss = trainLogs[len(trainLogs) - 1]['loss']
     valLoss = trainLogs[len(trainLogs) - 1]['val_loss']
@@ -135,13 +133,13 @@ async def run(model, modelName, weightsIllustration):
 
 
 def computeBaseline():
-    avgPrice = tf.mean(tensors['trainTarget'])
-    print(f"Average price: {np.ravel(avgPrice)}")
-    baseline = tf.mean(tf.square(tf.sub(tensors['testTarget'], avgPrice)))
-    print(f"Baseline loss: {np.ravel(baseline)}")
-    baselineMsg = f"Baseline loss (meanSquaredError) is {np.ravel(baseline)[0]:.2f}"
+    avgPrice = tensors['trainTarget'].mean()
+    print(f"Average price: {avgPrice.dataSync()}")
+    baseline = tensors['testTarget'].sub(avgPrice).square().mean()
+    print(f"Baseline loss: {baseline.dataSync()}")
+    baselineMsg = f"Baseline loss (meanSquaredError) is {baseline.dataSync()[0]:.2f}"
     ui.updateBaselineStatus(baselineMsg)
-    return float(np.ravel(baseline)[0])
+    return float(baseline.dataSync()[0])
 
 
 async def main(which='linear'):

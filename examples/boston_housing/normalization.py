@@ -5,22 +5,20 @@ https://github.com/tensorflow/tfjs-examples/blob/master/boston-housing/normaliza
 
 from types import SimpleNamespace
 
-import tfjs_grad as tf
-
 
 def determineMeanAndStddev(data):
     """Calculates the mean and standard deviation of each column of a data array;
     returns an object with `.dataMean` and `.dataStd` (1d tensors)."""
-    dataMean = tf.mean(data, 0)
+    dataMean = data.mean(0)
     # TODO(bileschi): Simplify when and if tf.var / tf.std added to the API.
-    diffFromMean = tf.sub(data, dataMean)
-    squaredDiffFromMean = tf.square(diffFromMean)
-    variance = tf.mean(squaredDiffFromMean, 0)
-    dataStd = tf.sqrt(variance)
+    diffFromMean = data.sub(dataMean)
+    squaredDiffFromMean = diffFromMean.square()
+    variance = squaredDiffFromMean.mean(0)
+    dataStd = variance.sqrt()
     return SimpleNamespace(dataMean=dataMean, dataStd=dataStd)
 
 
 def normalizeTensor(data, dataMean, dataStd):
     """Given expected mean and standard deviation, normalizes a dataset by subtracting the
     mean and dividing by the standard deviation."""
-    return tf.div(tf.sub(data, dataMean), dataStd)
+    return data.sub(dataMean).div(dataStd)

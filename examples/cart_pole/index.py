@@ -10,8 +10,6 @@ discounted and normalised rewards scale those gradients, and the optimizer appli
 average. The original's `SaveablePolicyNetwork` (browser IndexedDB storage) is not ported.
 """
 
-import numpy as np
-
 import tfjs_grad as tf
 
 from .ui import maybeRenderDuringTraining, onGameEnd
@@ -93,9 +91,9 @@ class PolicyNetwork:
         def f():
             def lossOfSampledActions():
                 [logits, actions] = self.getLogitsAndActions(inputTensor)
-                self.currentActions_ = np.ravel(actions)
+                self.currentActions_ = actions.dataSync()
                 labels = tf.sub(1, tf.tensor2d(self.currentActions_, actions.shape))
-                return tf.reshape(tf.losses.sigmoidCrossEntropy(labels, logits), [])
+                return tf.losses.sigmoidCrossEntropy(labels, logits).asScalar()
             return tf.tidy(lossOfSampledActions)
         return tf.variableGrads(f)
 
@@ -118,7 +116,7 @@ class PolicyNetwork:
 
     def getActions(self, inputs):
         """Sampled actions for a `[batchSize, 4]` batch of states, as a flat numpy array."""
-        return np.ravel(self.getLogitsAndActions(inputs)[1])
+        return self.getLogitsAndActions(inputs)[1].dataSync()
 
     def pushGradients(self, record, gradients):
         """Append each variable's gradient in `gradients` to its list in `record`."""
@@ -150,8 +148,8 @@ def discountAndNormalizeRewards(rewardSequences, discountRate):
             discounted.append(discountRewards(sequence, discountRate))
         concatenated = tf.concat(discounted)
         mean = tf.mean(concatenated)
-        std = tf.sqrt(tf.mean(tf.square(tf.sub(concatenated, mean))))
-        normalized = [tf.div(tf.sub(rs, mean), std) for rs in discounted]
+        std = tf.sqrt(tf.mean(tf.square(concatenated.sub(mean))))
+        normalized = [rs.sub(mean).div(std) for rs in discounted]
         return normalized
     return tf.tidy(discountAndNormalize)
 
@@ -171,9 +169,9 @@ def scaleAndAverageGradients(allGradients, normalizedRewards):
                 for _ in range(varGradients[0].ndim - 1):
                     expandedDims.append(1)
                 reshapedNormalizedRewards = [
-                    tf.reshape(rs, list(rs.shape) + expandedDims) for rs in normalizedRewards]
+                    rs.reshape(list(rs.shape) + expandedDims) for rs in normalizedRewards]
                 for g in range(len(varGradients)):
-                    varGradients[g] = tf.mul(varGradients[g], reshapedNormalizedRewards[g])
+                    varGradients[g] = varGradients[g].mul(reshapedNormalizedRewards[g])
                 return tf.mean(tf.concat(varGradients, 0), 0)
             gradients[varName] = tf.tidy(scaleAndAverageOfVar)
         return gradients

@@ -6,8 +6,6 @@ https://github.com/tensorflow/tfjs-examples/blob/master/mnist-core/model.js
 
 import math
 
-import numpy as np
-
 import tfjs_grad as tf
 
 LEARNING_RATE = .1
@@ -34,28 +32,31 @@ fullyConnectedBias = tf.variable(tf.zeros([LABELS_SIZE]))
 
 def loss(labels, ys):
     """Mean softmax cross-entropy of the logits `ys` against one-hot `labels`."""
-    return tf.mean(tf.losses.softmaxCrossEntropy(labels, ys))
+    return tf.losses.softmaxCrossEntropy(labels, ys).mean()
 
 
 def model(inputXs):
     """Logits `[batch, 10]` of flat 784-pixel images `inputXs`."""
-    xs = tf.reshape(inputXs, [-1, IMAGE_SIZE, IMAGE_SIZE, 1])
+    xs = inputXs.as4D(-1, IMAGE_SIZE, IMAGE_SIZE, 1)
 
     strides = 2
     pad = 0
 
     def conv1():
-        return tf.maxPool(tf.relu(tf.conv2d(xs, conv1Weights, 1, 'same')), [2, 2], strides, pad)
+        return (xs.conv2d(conv1Weights, 1, 'same')
+                .relu()
+                .maxPool([2, 2], strides, pad))
     layer1 = tf.tidy(conv1)
 
     def conv2():
-        return tf.maxPool(
-            tf.relu(tf.conv2d(layer1, conv2Weights, 1, 'same')), [2, 2], strides, pad)
+        return (layer1.conv2d(conv2Weights, 1, 'same')
+                .relu()
+                .maxPool([2, 2], strides, pad))
     layer2 = tf.tidy(conv2)
 
-    return tf.add(
-        tf.matMul(tf.reshape(layer2, [-1, fullyConnectedWeights.shape[0]]), fullyConnectedWeights),
-        fullyConnectedBias)
+    return (layer2.as2D(-1, fullyConnectedWeights.shape[0])
+            .matMul(fullyConnectedWeights)
+            .add(fullyConnectedBias))
 
 
 async def train(data, log):
@@ -70,7 +71,7 @@ async def train(data, log):
             return loss(batch.labels, model(batch.xs))
         cost = optimizer.minimize(lossOfNextBatch, returnCost)
 
-        log(np.ravel(cost), i)
+        log(cost.dataSync(), i)
         await tf.nextFrame()
 
 
@@ -79,14 +80,14 @@ def predict(x):
 
     def classes():
         axis = 1
-        return tf.argMax(model(x), axis)
+        return model(x).argMax(axis)
     pred = tf.tidy(classes)
-    return np.ravel(pred).tolist()
+    return pred.dataSync().tolist()
 
 
 def classesFromLabel(y):
     """The class index of each row of logits or one-hot labels `y`, as a list of ints."""
     axis = 1
-    pred = tf.argMax(y, axis)
+    pred = y.argMax(axis)
 
-    return np.ravel(pred).tolist()
+    return pred.dataSync().tolist()

@@ -7,7 +7,7 @@ def isTraining():
 
 
 def trainingLog(cost, iteration):
-    """Report the cost of one training step (`cost` is what `np.ravel` gave)."""
+    """Report the cost of one training step (`cost` is what `dataSync()` gave)."""
     print(f"step {iteration}: cost {float(cost[0]):.5f}")
 
 

@@ -21,16 +21,16 @@ def generateData(numPoints, coeff, sigma=0.04):
         xs = tf.randomUniform([numPoints], -1, 1)
 
         three = tf.scalar(3, 'int32')
-        ys = tf.mul(a, tf.pow(xs, three))
-        ys = tf.add(ys, tf.mul(b, tf.square(xs)))
-        ys = tf.add(ys, tf.mul(c, xs))
-        ys = tf.add(ys, d)
-        ys = tf.add(ys, tf.randomNormal([numPoints], 0, sigma))
+        ys = (a.mul(xs.pow(three))
+              .add(b.mul(xs.square()))
+              .add(c.mul(xs))
+              .add(d)
+              .add(tf.randomNormal([numPoints], 0, sigma)))
 
-        ymin = tf.min(ys)
-        ymax = tf.max(ys)
-        yrange = tf.sub(ymax, ymin)
-        ysNormalized = tf.div(tf.sub(ys, ymin), yrange)
+        ymin = ys.min()
+        ymax = ys.max()
+        yrange = ymax.sub(ymin)
+        ysNormalized = ys.sub(ymin).div(yrange)
 
         return SimpleNamespace(
             xs=xs,

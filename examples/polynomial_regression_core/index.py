@@ -11,8 +11,6 @@ import asyncio
 import random
 from types import SimpleNamespace
 
-import numpy as np
-
 import tfjs_grad as tf
 
 from .data import generateData
@@ -33,16 +31,16 @@ def predict(x):
     """The cubic with the current coefficients at `x`."""
 
     def cubic():
-        y = tf.mul(a, tf.pow(x, tf.scalar(3, 'int32')))
-        y = tf.add(y, tf.mul(b, tf.square(x)))
-        y = tf.add(y, tf.mul(c, x))
-        return tf.add(y, d)
+        return (a.mul(x.pow(tf.scalar(3, 'int32')))
+                .add(b.mul(x.square()))
+                .add(c.mul(x))
+                .add(d))
     return tf.tidy(cubic)
 
 
 def loss(prediction, labels):
     """Mean of the squared differences between `prediction` and `labels`."""
-    error = tf.mean(tf.square(tf.sub(prediction, labels)))
+    error = prediction.sub(labels).square().mean()
     return error
 
 
@@ -68,10 +66,10 @@ async def learnCoefficients():
     await plotData('#data .plot', trainingData.xs, trainingData.ys)
 
     renderCoefficients('#random .coeff', SimpleNamespace(
-        a=np.ravel(a)[0],
-        b=np.ravel(b)[0],
-        c=np.ravel(c)[0],
-        d=np.ravel(d)[0],
+        a=a.dataSync()[0],
+        b=b.dataSync()[0],
+        c=c.dataSync()[0],
+        d=d.dataSync()[0],
     ))
     predictionsBefore = predict(trainingData.xs)
     await plotDataAndPredictions(
@@ -80,17 +78,17 @@ async def learnCoefficients():
     await train(trainingData.xs, trainingData.ys, numIterations)
 
     renderCoefficients('#trained .coeff', SimpleNamespace(
-        a=np.ravel(a)[0],
-        b=np.ravel(b)[0],
-        c=np.ravel(c)[0],
-        d=np.ravel(d)[0],
+        a=a.dataSync()[0],
+        b=b.dataSync()[0],
+        c=c.dataSync()[0],
+        d=d.dataSync()[0],
     ))
     predictionsAfter = predict(trainingData.xs)
     await plotDataAndPredictions(
         '#trained .plot', trainingData.xs, trainingData.ys, predictionsAfter)
 
-    tf.dispose(predictionsBefore)
-    tf.dispose(predictionsAfter)
+    predictionsBefore.dispose()
+    predictionsAfter.dispose()
 
 
 if __name__ == "__main__":

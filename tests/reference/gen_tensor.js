@@ -57,6 +57,9 @@ async function main() {
     as3D: encode(x.as3D(1, 3, 2)),
     as4D: encode(x.as4D(1, 1, 3, 2)),
     as5D: encode(x.as5D(1, 1, 1, 3, 2)),
+    // one -1 is inferred, as reshape does (mnist-core calls as4D(-1, ...) and as2D(-1, ...))
+    as2D_implicit: encode(x.as2D(-1, 2)),
+    as4D_implicit: encode(x.as4D(-1, 1, 3, 2)),
     flatten: encode(x.flatten()),
     asScalar: encode(tf.tensor1d([7]).asScalar()),
     reshapeAs: encode(x.reshapeAs(tf.zeros([3, 2]))),
@@ -64,6 +67,7 @@ async function main() {
   const errors = {};
   for (const [name, fn] of Object.entries({
     as2D_size: () => x.as2D(4, 2),
+    as2D_fractional: () => x.as2D(-1, 4),
     asScalar_size: () => x.asScalar(),
   })) {
     try { fn(); errors[name] = null; } catch (e) { errors[name] = e.message; }

@@ -90,7 +90,24 @@ def test_weight_gradients_match_tfjs(case_id):
         np.testing.assert_allclose(np.asarray(grads[w.name]).ravel(), want, rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("case_id", sorted(c for c in CASES if CASES[c].get("fit")))
+# fit compiles a training step per model (~10 s each here): the fixture has a fit for every
+# case, the suite replays one per RNN kind, direction and wrapper, and the graph quirks.
+FIT_CASES = [
+    "simpleRNN_seq_back",
+    "lstm_last",
+    "gru_seq",
+    "masking_gru",
+    "bidirectional_lstm_concat",
+    "conv1d_stale_mask_lstm",
+    "functional_branches",
+]
+
+
+def test_fit_cases_have_fixture_fits():
+    assert all(CASES[c].get("fit") for c in FIT_CASES)
+
+
+@pytest.mark.parametrize("case_id", FIT_CASES)
 def test_fit_matches_tfjs(case_id):
     case = CASES[case_id]
     fit = case["fit"]
@@ -211,3 +228,26 @@ def test_unsupported_mask_uses_raise():
     lstm = tf.layers.lstm(units=2)
     with pytest.raises(ValueError, match="mask of a recurrent layer"):
         lstm.apply(np.zeros((1, 3, 2), np.float32), {"mask": np.ones((1, 4), bool)})
+
+
+def test_subclass_compute_mask_override_feeds_the_rnn():
+    """A layer written as in tfjs (supportsMasking, computeMask overridden) gives the mask."""
+
+    class FirstStepsOnly(tf.layers.Layer):
+        className = "FirstStepsOnly"
+
+        def __init__(self, config=None, /, **kwargs):
+            super().__init__(config, **kwargs)
+            self.supportsMasking = True
+
+        def computeMask(self, inputs, mask=None):
+            x = inputs[0] if isinstance(inputs, list) else inputs
+            return tf.less(tf.range(0, x.shape[1]).reshape([1, -1]).tile([x.shape[0], 1]), 2)
+
+    x = np.random.default_rng(0).normal(size=(2, 4, 3)).astype(np.float32)
+    inp = tf.input(shape=[4, 3])
+    rnn = tf.layers.simpleRNN(units=2)
+    model = tf.model(inputs=inp, outputs=rnn.apply(FirstStepsOnly().apply(inp)))
+    np.testing.assert_allclose(
+        np.asarray(model.predict(x)), np.asarray(rnn.apply(x[:, :2])), rtol=1e-5, atol=1e-6
+    )

@@ -564,6 +564,16 @@ class Layer:
         return f"{self.getClassName()}(name={self.name})"
 
 
+def output_mask(layer: Layer, inputs: Any, mask: Any) -> Any:
+    """The mask of `layer`'s output on arrays: its own `_compute_mask`, or the public
+    `computeMask`/`compute_mask` a subclass written as in tfjs overrides (given Tensors)."""
+    for name in ("computeMask", "compute_mask"):
+        if getattr(type(layer), name) is not getattr(Layer, name):
+            out = getattr(layer, name)(as_tensors(inputs), as_tensors(mask))
+            return convert_mask(out, layer.name)
+    return layer._compute_mask(inputs, mask)
+
+
 def convert_mask(mask: Any, fn: str) -> Any:
     """A mask as arrays: None, one tensor-like, or a list of them (None kept)."""
     if mask is None:

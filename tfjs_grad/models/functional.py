@@ -34,6 +34,7 @@ from ..layers.base import (
     SymbolicTensor,
     as_tensors,
     js_shape,
+    output_mask,
     set_weight_values,
     unique_prefix_name,
 )
@@ -327,7 +328,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
                 out = layer._execute(arg, mode, kwargs)
             else:
                 out = layer._apply_concrete(arg, mode, kwargs["mask"])
-            out_mask = layer._compute_mask(xs, in_masks) if layer.supportsMasking else None
+            out_mask = output_mask(layer, xs, in_masks) if layer.supportsMasking else None
             if isinstance(out_mask, (list, tuple)):
                 out_mask = out_mask[0] if out_mask else None
             for t, y in zip(node.outputTensors, _as_list(out)):
@@ -356,7 +357,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
             node_training = node.callArgs.get("training")
             arg, marg = (xs, ms) if len(xs) > 1 else (xs[0], ms[0])
             out = layer._apply_concrete(arg, bool(node_training), marg)
-            out_masks = _as_list(layer._compute_mask(arg, marg))
+            out_masks = _as_list(output_mask(layer, arg, marg))
             for i, (t, y) in enumerate(zip(node.outputTensors, _as_list(out))):
                 values[t.id] = y
                 masks[t.id] = out_masks[i] if i < len(out_masks) else None

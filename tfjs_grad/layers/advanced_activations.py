@@ -24,6 +24,7 @@ class ReLU(Layer):
     """`max(x, 0)`, capped at `maxValue` when given."""
 
     className = "ReLU"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {"maxValue": None}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
@@ -97,13 +98,16 @@ class Softmax(Layer):
     """Softmax over `axis` (tfjs's default is axis 1)."""
 
     className = "Softmax"
+    _USES_MASK = True
     _KEYS: ClassVar[dict[str, Any]] = {"axis": 1}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         super().__init__(config, **kwargs)
         self.axis = int(self._args["axis"])
 
-    def call(self, inputs: Any, training: bool = False) -> Any:
+    def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
+        if mask is not None:  # tfjs: masked positions get -1e9 before the softmax
+            inputs = inputs + (1 - jnp.asarray(mask).astype(inputs.dtype)) * -1e9
         return jax.nn.softmax(inputs, axis=self.axis)
 
     def get_config(self) -> dict[str, Any]:
@@ -114,6 +118,7 @@ class PReLU(Layer):
     """Leaky ReLU with a learned slope per value (`alpha`, shared along `sharedAxes`)."""
 
     className = "PReLU"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {
         "alphaInitializer": "zeros",
         "alphaRegularizer": None,

@@ -179,6 +179,10 @@ class Layer:
     }
     _KEYS: ClassVar[dict[str, Any]] = {}
     className: ClassVar[str] = "Layer"
+    # tfjs's `supportsMasking` of the class: its computeMask passes the input mask on.
+    _SUPPORTS_MASKING: ClassVar[bool] = False
+    # Whether `call` takes a `mask` keyword (the mask tfjs hands a layer in `kwargs.mask`).
+    _USES_MASK: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -212,7 +216,7 @@ class Layer:
         self._regularized: list[tuple[Variable, _regularizers.Regularizer]] = []
         self._constraints: list[tuple[Variable, _constraints.Constraint]] = []
         self.inputSpec: list[dict[str, Any]] | None = None
-        self.supportsMasking = False
+        self.supportsMasking: bool = self._SUPPORTS_MASKING
         # A wrapper building this layer names its weights under its own scope (tfjs's
         # nameScope): `time_distributed/kernel`, `bidirectional/forward_lstm/kernel`.
         self._weight_scope: str | None = None
@@ -433,9 +437,46 @@ class Layer:
                         f"{','.join(str(d) for d in shape)}."
                     )
 
+    # -- masks ------------------------------------------------------------------------
+    @property
+    def supports_masking(self) -> bool:
+        return self.supportsMasking
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        self.supportsMasking = bool(value)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """tfjs's `computeMask(inputs, mask)`: the mask of this layer's output (None for
+        none) given its inputs and their mask(s). A layer without masking support raises
+        tfjs's TypeError when it is passed a mask.
+
+        >>> import numpy as np
+        >>> import tfjs_grad as tf
+        >>> emb = tf.layers.embedding(inputDim=4, outputDim=2, maskZero=True)
+        >>> np.asarray(emb.computeMask(np.array([[2, 0, 1]]))).tolist()
+        [[True, False, True]]
+        """
+        arrays = self._convert_inputs(inputs)
+        return as_tensors(self._compute_mask(arrays, convert_mask(mask, self.name)))
+
+    computeMask = compute_mask
+
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        """`compute_mask` on arrays (`inputs` and `mask` a list where the executor passes
+        one per input); the default passes `mask` on when the layer supports masking."""
+        if not self.supportsMasking:
+            if any(m is not None for m in _as_list(mask)):
+                raise TypeError(
+                    f"Layer {self.name} does not support masking, but was passed an inputMask."
+                )
+            return None
+        return mask
+
     # -- calling ----------------------------------------------------------------------
     def call(self, inputs: Any, training: bool = False) -> Any:
-        """The computation on arrays (`inputs`: one array, or a list for several)."""
+        """The computation on arrays (`inputs`: one array, or a list for several). Layers
+        with `_USES_MASK` also take `mask=` (None, or the mask tfjs passes in kwargs)."""
         return inputs
 
     def apply(
@@ -444,14 +485,19 @@ class Layer:
         """Compute on arrays, or record a call on symbolic tensors (tfjs's `layer.apply`).
 
         `training` (keyword, or `{'training': True}` as tfjs passes it) selects the
-        training-mode behaviour of dropout and batch normalization.
+        training-mode behaviour of dropout and batch normalization. `{'mask': m}` on arrays
+        is the mask tfjs's kwargs give the layers that read one (recurrent layers, their
+        wrappers, softmax).
         """
         options = dict(kwargs or {})
         if training is not None:
             options["training"] = training
         if _is_symbolic(inputs):
             return self._apply_symbolic(inputs, options)
-        return as_tensors(self._apply_concrete(inputs, bool(options.get("training") or False)))
+        mask = convert_mask(options.get("mask"), self.name)
+        return as_tensors(
+            self._apply_concrete(inputs, bool(options.get("training") or False), mask)
+        )
 
     __call__ = apply
 
@@ -460,13 +506,15 @@ class Layer:
             return [convert(x, argument="inputs", fn=self.name) for x in inputs]
         return convert(inputs, argument="inputs", fn=self.name)
 
-    def _apply_concrete(self, inputs: Any, training: bool) -> Any:
+    def _apply_concrete(self, inputs: Any, training: bool, mask: Any = None) -> Any:
         arrays = self._convert_inputs(inputs)
         shapes = [tuple(a.shape) for a in _as_list(arrays)]
         self._maybe_build(
             [list(s) for s in shapes] if isinstance(arrays, list) else list(shapes[0])
         )
         self.check_input_spec(shapes)
+        if mask is not None and self._USES_MASK:
+            return self.call(arrays, training=training, mask=mask)  # type: ignore[call-arg]
         return self.call(arrays, training=training)
 
     def _apply_symbolic(self, inputs: Any, options: Mapping[str, Any]) -> Any:
@@ -514,6 +562,34 @@ class Layer:
 
     def __repr__(self) -> str:
         return f"{self.getClassName()}(name={self.name})"
+
+
+def output_mask(layer: Layer, inputs: Any, mask: Any) -> Any:
+    """The mask of `layer`'s output on arrays: its own `_compute_mask`, or the public
+    `computeMask`/`compute_mask` a subclass written as in tfjs overrides (given Tensors)."""
+    for name in ("computeMask", "compute_mask"):
+        if getattr(type(layer), name) is not getattr(Layer, name):
+            out = getattr(layer, name)(as_tensors(inputs), as_tensors(mask))
+            return convert_mask(out, layer.name)
+    return layer._compute_mask(inputs, mask)
+
+
+def convert_mask(mask: Any, fn: str) -> Any:
+    """A mask as arrays: None, one tensor-like, or a list of them (None kept)."""
+    if mask is None:
+        return None
+    if isinstance(mask, (list, tuple)):
+        return [None if m is None else convert(m, argument="mask", fn=fn) for m in mask]
+    return convert(mask, argument="mask", fn=fn)
+
+
+def exactly_one(inputs: Any, what: str = "tensor") -> Any:
+    """tfjs's getExactlyOneTensor: the one array of `inputs` (a list of one, or itself)."""
+    if isinstance(inputs, (list, tuple)):
+        if len(inputs) != 1:
+            raise ValueError(f"Expected exactly 1 {what}; got {len(inputs)}")
+        return inputs[0]
+    return inputs
 
 
 def _is_shape_list(shape: Any) -> bool:

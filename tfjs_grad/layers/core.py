@@ -24,13 +24,14 @@ from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._config import REQUIRED
 from . import activations
-from .base import Layer
+from .base import Layer, exactly_one
 
 
 class Dense(Layer):
     """`act(x @ kernel + bias)` over the last axis (tfjs's `tf.layers.dense`)."""
 
     className = "Dense"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {
         "units": REQUIRED,
         "activation": None,
@@ -110,6 +111,7 @@ class Activation(Layer):
     """An activation function as a layer."""
 
     className = "Activation"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {"activation": REQUIRED}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
@@ -127,6 +129,7 @@ class Dropout(Layer):
     """Training: zero each value with probability `rate`, scale the rest by 1/(1-rate)."""
 
     className = "Dropout"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {"rate": REQUIRED, "noiseShape": None, "seed": None}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
@@ -276,14 +279,19 @@ def _pythonic_format(value: str) -> str:
 
 
 class Masking(Layer):
-    """Zero the steps whose every feature equals `maskValue` (no mask is propagated)."""
+    """Zero the steps whose every feature equals `maskValue`; the output's mask is false
+    at those steps (for the recurrent layers after it)."""
 
     className = "Masking"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {"maskValue": 0.0}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         super().__init__(config, **kwargs)
         self.maskValue = float(self._args["maskValue"])
+
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        return jnp.any(jnp.asarray(exactly_one(inputs)) != self.maskValue, axis=-1)
 
     def call(self, inputs: Any, training: bool = False) -> Any:
         keep = jnp.any(inputs != self.maskValue, axis=-1, keepdims=True)

@@ -1,5 +1,8 @@
 """embedding: integer ids -> rows of a learned `[inputDim, outputDim]` table.
 
+With `maskZero` the layer supports masking and its output's mask is `ids != 0`, which a
+model hands to the layers after it (recurrent layers skip the masked steps), as in tfjs.
+
 >>> import numpy as np
 >>> import tfjs_grad as tf
 >>> emb = tf.layers.embedding(inputDim=3, outputDim=2, embeddingsInitializer="ones")
@@ -18,7 +21,7 @@ from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._config import REQUIRED
-from .base import Layer
+from .base import Layer, exactly_one
 
 
 class Embedding(Layer):
@@ -46,6 +49,7 @@ class Embedding(Layer):
         self.activityRegularizer = _regularizers.get(a["activityRegularizer"])
         self.embeddingsConstraint = _constraints.get(a["embeddingsConstraint"])
         self.maskZero = a["maskZero"]
+        self.supportsMasking = bool(self.maskZero)
         self.inputLength = a["inputLength"]
         if self.batchInputShape is None:
             length = self.inputLength
@@ -63,6 +67,12 @@ class Embedding(Layer):
             self.embeddingsConstraint,
         )
         self.built = True
+
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        if not self.maskZero:
+            return None
+        ids = jnp.asarray(exactly_one(inputs))
+        return ids != 0
 
     def call(self, inputs: Any, training: bool = False) -> Any:
         ids = jnp.asarray(inputs).astype(jnp.int32)

@@ -20,6 +20,8 @@ from .base import Layer
 
 
 class _Merge(Layer):
+    _SUPPORTS_MASKING = True
+
     def _check(self, inputs: Any) -> list[Any]:
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
             raise ValueError(
@@ -32,8 +34,43 @@ class _Merge(Layer):
     def call(self, inputs: Any, training: bool = False) -> Any:
         return functools.reduce(self._op, self._check(inputs))
 
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        """tfjs 4.22's merge mask, as it computes it: the first input's mask with a new
+        leading axis, and-ed with the masks of the inputs between the first and the last."""
+        masks = _mask_list(inputs, mask)
+        if masks is None:
+            return None
+        out = None if masks[0] is None else jnp.expand_dims(masks[0], 0)
+        for m in masks[1:-1]:
+            if out is not None and m is not None:
+                out = jnp.logical_and(out, jnp.expand_dims(m, 0))
+            else:
+                raise NotImplementedError(
+                    f"Layer {self.name}: a merge of masked and unmasked inputs (tfjs 4.22 "
+                    "gives no usable mask for it)"
+                )
+        return out
+
     def _op(self, a: Any, b: Any) -> Any:
         raise NotImplementedError
+
+
+def _mask_list(inputs: Any, mask: Any) -> list[Any] | None:
+    """The per-input masks of a merge layer, or None where no input has one."""
+    if mask is None:
+        return None
+    if not isinstance(mask, (list, tuple)):
+        raise ValueError("`mask` should be an Array")
+    if not isinstance(inputs, (list, tuple)):
+        raise ValueError("`inputs` should be an Array")
+    if len(mask) != len(inputs):
+        raise ValueError(
+            "The Array 'inputs' and 'mask' are expected to have the same length, but have "
+            f"different lengths ({len(inputs)} vs {len(mask)})"
+        )
+    if all(m is None for m in mask):
+        return None
+    return list(mask)
 
 
 class Add(_Merge):
@@ -106,6 +143,22 @@ class Concatenate(_Merge):
                 )
         return jnp.concatenate(xs, axis=axis)
 
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        """Each input's mask (all true where it has none) widened to the input's rank and
+        joined along `axis`, then all-reduced over the last axis (tfjs 4.22)."""
+        masks = _mask_list(inputs, mask)
+        if masks is None:
+            return None
+        parts = []
+        for x, m in zip(inputs, masks):
+            x = jnp.asarray(x)
+            if m is None:
+                parts.append(jnp.ones(x.shape, bool))
+            else:
+                m = jnp.asarray(m).astype(bool)
+                parts.append(jnp.expand_dims(m, -1) if m.ndim < x.ndim else m)
+        return jnp.all(jnp.concatenate(parts, axis=self.axis), axis=-1)
+
     def get_config(self) -> dict[str, Any]:
         return {"axis": self.axis, **super().get_config()}
 
@@ -130,6 +183,9 @@ class Dot(_Merge):
             a = a / jnp.maximum(jnp.linalg.norm(a, axis=ax[0], keepdims=True), 1e-12)
             b = b / jnp.maximum(jnp.linalg.norm(b, axis=ax[1], keepdims=True), 1e-12)
         return _batch_dot(a, b, ax)
+
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        return None
 
     def get_config(self) -> dict[str, Any]:
         return {"axes": self.axes, "normalize": self.normalize, **super().get_config()}

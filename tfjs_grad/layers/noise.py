@@ -25,6 +25,7 @@ class GaussianNoise(Layer):
     """Training: `x + N(0, stddev)`."""
 
     className = "GaussianNoise"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {"stddev": REQUIRED}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
@@ -45,6 +46,7 @@ class GaussianDropout(Layer):
     """Training: `x * N(1, rate / (1 - rate))` (multiplicative noise)."""
 
     className = "GaussianDropout"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {"rate": REQUIRED}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
@@ -70,6 +72,7 @@ class AlphaDropout(Layer):
     """Training: dropout that keeps SELU's mean and variance (dropped values -> alpha')."""
 
     className = "AlphaDropout"
+    _SUPPORTS_MASKING = True
     _KEYS: ClassVar[dict[str, Any]] = {"rate": REQUIRED, "noiseShape": None}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):

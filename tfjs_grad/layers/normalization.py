@@ -30,6 +30,8 @@ from .base import Layer
 
 
 class _Normalization(Layer):
+    _SUPPORTS_MASKING = True
+
     def _common(self) -> None:
         a = self._args
         self.epsilon = float(a["epsilon"])

@@ -5,6 +5,10 @@ blocks in tfjs's order (LSTM i, f, c, o; GRU z, r, h). The recurrent activation 
 hardSigmoid (`clip(0.2x + 0.5, 0, 1)`); GRU updates `h = z*h_prev + (1-z)*hh` with the reset
 applied before the recurrent matmul (`resetAfter` false). The time loop is a `lax.scan`.
 
+A mask (`[batch, steps]`, from an embedding with `maskZero` or a masking layer before it in
+a model, or `apply(x, {'mask': m})`) makes a step whose mask is false keep the previous
+output and states, as tfjs's `rnn()` does; with `returnSequences` the output keeps the mask.
+
 >>> import numpy as np
 >>> import tfjs_grad as tf
 >>> rnn = tf.layers.lstm(units=2, returnSequences=True)
@@ -28,7 +32,7 @@ from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._config import REQUIRED
 from . import activations
-from .base import Layer
+from .base import Layer, js_shape
 
 
 class _UnitForgetBias(_initializers.Initializer):
@@ -47,6 +51,8 @@ class _UnitForgetBias(_initializers.Initializer):
 
 class _RNN(Layer):
     gates: ClassVar[int] = 1
+    _SUPPORTS_MASKING = True
+    _USES_MASK = True
     _KEYS: ClassVar[dict[str, Any]] = {
         "units": REQUIRED,
         "activation": "tanh",
@@ -176,12 +182,40 @@ class _RNN(Layer):
         keep = jax.random.bernoulli(_rng.next_key(None), 1 - rate, (self.gates, *shape))
         return keep.astype(jnp.float32) / (1 - rate)
 
-    def call(self, inputs: Any, training: bool = False) -> Any:
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0] if mask else None
+        out = mask if self.returnSequences else None
+        if self.returnState:
+            return [out, *[None] * len(self._initial_states(1, jnp.float32))]
+        return out
+
+    def _step_masks(self, mask: Any, x: Any) -> Any:
+        """The mask as `[time, batch, 1]` floats (1 keep, 0 skip), in the scan's order."""
+        if isinstance(mask, (list, tuple)):
+            raise NotImplementedError(
+                f"Layer {self.name} was passed a list of masks (one per input); a recurrent "
+                "layer takes one mask for its sequence input"
+            )
+        m = jnp.asarray(mask).astype(bool).astype(x.dtype)
+        if m.ndim == x.ndim - 1:
+            m = m[..., None]
+        if m.ndim != 3 or m.shape[:2] != x.shape[:2] or m.shape[2] not in (1, self.units):
+            raise ValueError(
+                f"Layer {self.name} was passed a mask of shape {js_shape(jnp.shape(mask))}, but "
+                f"its input has shape {js_shape(x.shape)}: the mask of a recurrent layer must "
+                "be [batch, timesteps]"
+            )
+        m = jnp.swapaxes(m, 0, 1)
+        return m[::-1] if self.goBackwards else m
+
+    def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
         given: list[Any] = []
         if isinstance(inputs, (list, tuple)):
             inputs, given = inputs[0], list(inputs[1:])
         x = jnp.asarray(inputs)
         batch = x.shape[0]
+        step_masks = None if mask is None else self._step_masks(mask, x)
         weights = {
             "kernel": self.kernel.read(),
             "recurrent": self.recurrent_kernel.read(),
@@ -211,10 +245,20 @@ class _RNN(Layer):
             new = self._step(states, x_t, weights, rec_mask)
             return new, new[0]
 
+        def masked_body(states: tuple[Any, ...], xm: Any) -> tuple[tuple[Any, ...], Any]:
+            x_t, m_t = xm
+            new = self._step(states, x_t, weights, rec_mask)
+            # a masked step keeps the previous states (and so the previous output, h)
+            kept = tuple(n * m_t + s * (1 - m_t) for n, s in zip(new, states))
+            return kept, kept[0]
+
         start = tuple(jnp.asarray(h, proj.dtype) for h in given) or self._initial_states(
             batch, proj.dtype
         )
-        final, outputs = jax.lax.scan(body, start, steps)
+        if step_masks is None:
+            final, outputs = jax.lax.scan(body, start, steps)
+        else:
+            final, outputs = jax.lax.scan(masked_body, start, (steps, step_masks))
         output = jnp.swapaxes(outputs, 0, 1) if self.returnSequences else final[0]
         if self.returnState:
             return [output, *final]

@@ -2,6 +2,8 @@
 
 Their weights are the wrapped layers', named under the wrapper as tfjs names them:
 `time_distributed/kernel`, `bidirectional/forward_lstm/kernel`, `.../backward_lstm/...`.
+Both support masking: bidirectional hands its mask to both RNNs (each skips the masked
+steps), timeDistributed passes the mask on to the layers after it.
 
 >>> import numpy as np
 >>> import tfjs_grad as tf
@@ -20,6 +22,7 @@ import jax.numpy as jnp
 from .._config import REQUIRED
 from ..variables import Variable
 from .base import Layer, registered_class
+from .recurrent import LSTM
 
 
 def _deserialize(layer: Any) -> Layer:
@@ -84,6 +87,8 @@ class TimeDistributed(_Wrapper):
     """Apply `layer` to each step of `[batch, steps, ...]`."""
 
     className = "TimeDistributed"
+    _SUPPORTS_MASKING = True
+    _USES_MASK = True
 
     def build(self, input_shape: Any) -> None:
         if len(input_shape) < 3:
@@ -95,7 +100,12 @@ class TimeDistributed(_Wrapper):
         self.layer._maybe_build([input_shape[0], *input_shape[2:]])
         self.built = True
 
-    def call(self, inputs: Any, training: bool = False) -> Any:
+    def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
+        if mask is not None and self.layer._USES_MASK:
+            raise NotImplementedError(
+                f"Layer {self.name}: timeDistributed({self.layer.getClassName()}) given a mask "
+                "(e.g. from an embedding with maskZero) is not supported"
+            )
         batch, steps = inputs.shape[0], inputs.shape[1]
         flat = inputs.reshape(batch * steps, *inputs.shape[2:])
         out = self.layer.call(flat, training=training)
@@ -115,6 +125,8 @@ class Bidirectional(_Wrapper):
     """An RNN run forwards and backwards; outputs merged by `mergeMode` ('concat')."""
 
     className = "Bidirectional"
+    _SUPPORTS_MASKING = True
+    _USES_MASK = True
     _KEYS: ClassVar[dict[str, Any]] = {"layer": REQUIRED, "mergeMode": "concat", "weights": None}
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
@@ -146,9 +158,19 @@ class Bidirectional(_Wrapper):
             inner._maybe_build(input_shape)
         self.built = True
 
-    def call(self, inputs: Any, training: bool = False) -> Any:
-        y = self.forwardLayer.call(inputs, training=training)
-        y_rev = self.backwardLayer.call(inputs, training=training)
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0] if mask else None
+        out = mask if self.returnSequences else None
+        outs = [out, out] if self.mergeMode is None else [out]
+        if self.returnState:
+            states = 2 if isinstance(self.forwardLayer, LSTM) else 1
+            return [*outs, *[None] * (2 * states)]
+        return outs if self.mergeMode is None else out
+
+    def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
+        y = self.forwardLayer.call(inputs, training=training, mask=mask)  # type: ignore[call-arg]
+        y_rev = self.backwardLayer.call(inputs, training=training, mask=mask)  # type: ignore[call-arg]
         states: list[Any] = []
         if self.returnState:
             states = [*y[1:], *y_rev[1:]]

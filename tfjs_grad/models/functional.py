@@ -6,6 +6,12 @@ within one depth in the order the walk from the outputs first met them. That ord
 `model.layers`, and so the order of `model.weights` (all trainable weights first, then
 the non-trainable ones) and of `getWeights`/`setWeights`.
 
+Running the graph follows tfjs's executor, masks included: a layer that supports masking
+gives its outputs the mask its `computeMask` returns (an embedding with `maskZero`, a
+masking layer, or the input's mask passed on); a layer whose input has a mask gets it in its
+call's kwargs, and, as in tfjs, that kwargs entry stays for the layers after it until another
+mask replaces it (so an RNN after a layer without masking support still uses the last mask).
+
 Training (`compile`, `fit`, ...) comes from a mixin in `models/_training.py`, when present.
 """
 
@@ -28,6 +34,7 @@ from ..layers.base import (
     SymbolicTensor,
     as_tensors,
     js_shape,
+    output_mask,
     set_weight_values,
     unique_prefix_name,
 )
@@ -291,29 +298,70 @@ class LayersModel(Trainable, Layer, _Awaitable):
         self.built = True
 
     # -- running -----------------------------------------------------------------------
-    def call(self, inputs: Any, training: bool = False) -> Any:
-        """Run the graph on arrays: one per model input (a list when several)."""
+    def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
+        """Run the graph on arrays: one per model input (a list when several). `mask` is
+        the mask tfjs's kwargs would bring in (the layers read it until one replaces it)."""
+        return self._execute(inputs, training, {"mask": mask})
+
+    def _execute(self, inputs: Any, training: bool, kwargs: dict[str, Any]) -> Any:
+        """tfjs's `execute`: `kwargs["mask"]` is shared with the caller and with nested
+        models, and updated wherever a node's inputs carry a mask."""
         given = _as_list(inputs)
         if len(given) != len(self.inputs):
             raise ValueError(
                 f"Model {self.name} expects {len(self.inputs)} input(s), got {len(given)}"
             )
         values: dict[int, Any] = {t.id: x for t, x in zip(self.inputs, given)}
+        masks: dict[int, Any] = {}
         for node in self._order:
             layer = node.outboundLayer
             if isinstance(layer, InputLayer):
                 continue
             xs = [values[t.id] for t in node.inputTensors]
+            in_masks = [masks.get(t.id) for t in node.inputTensors]
+            if any(m is not None for m in in_masks):
+                kwargs["mask"] = in_masks[0]
             node_training = node.callArgs.get("training")
             mode = training if node_training is None else bool(node_training)
-            out = layer._apply_concrete(xs if len(xs) > 1 else xs[0], mode)
+            arg = xs if len(xs) > 1 else xs[0]
+            if isinstance(layer, LayersModel):
+                out = layer._execute(arg, mode, kwargs)
+            else:
+                out = layer._apply_concrete(arg, mode, kwargs["mask"])
+            out_mask = output_mask(layer, xs, in_masks) if layer.supportsMasking else None
+            if isinstance(out_mask, (list, tuple)):
+                out_mask = out_mask[0] if out_mask else None
             for t, y in zip(node.outputTensors, _as_list(out)):
                 values[t.id] = y
+                masks[t.id] = out_mask
         results = [values[t.id] for t in self.outputs]
         return results if len(results) > 1 else results[0]
 
-    def _apply_concrete(self, inputs: Any, training: bool) -> Any:
-        return self.call(self._convert_inputs(inputs), training=training)
+    def _apply_concrete(self, inputs: Any, training: bool, mask: Any = None) -> Any:
+        return self.call(self._convert_inputs(inputs), training=training, mask=mask)
+
+    def _compute_mask(self, inputs: Any, mask: Any) -> Any:
+        """tfjs's model `computeMask`: the graph run again, every layer's `computeMask`
+        called on its inputs' masks (so a layer without masking support given a mask
+        raises); the output masks, one per output."""
+        given = _as_list(inputs)
+        in_masks = _as_list(mask) if mask is not None else [None] * len(given)
+        values: dict[int, Any] = {t.id: x for t, x in zip(self.inputs, given)}
+        masks: dict[int, Any] = {t.id: m for t, m in zip(self.inputs, in_masks)}
+        for node in self._order:
+            layer = node.outboundLayer
+            if isinstance(layer, InputLayer):
+                continue
+            xs = [values[t.id] for t in node.inputTensors]
+            ms = [masks.get(t.id) for t in node.inputTensors]
+            node_training = node.callArgs.get("training")
+            arg, marg = (xs, ms) if len(xs) > 1 else (xs[0], ms[0])
+            out = layer._apply_concrete(arg, bool(node_training), marg)
+            out_masks = _as_list(output_mask(layer, arg, marg))
+            for i, (t, y) in enumerate(zip(node.outputTensors, _as_list(out))):
+                values[t.id] = y
+                masks[t.id] = out_masks[i] if i < len(out_masks) else None
+        return [masks[t.id] for t in self.outputs]
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         shapes = [list(t.shape) for t in self.outputs]

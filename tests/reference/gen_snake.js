@@ -7,7 +7,7 @@
 // Run from the repo root:   node tests/reference/gen_snake.js
 //
 // Written for this project from the example's description; the code below is this script's
-// own. The run: a 9x9 board, snake of 2, one fruit; the deep-Q network of dqn.js (conv2d 128,
+// own. The run: a 7x7 board, snake of 2, one fruit; the deep-Q network of dqn.js (conv2d 128,
 // batchNormalization, conv2d 256, batchNormalization, conv2d 256, flatten, dense 100 relu,
 // dropout 0.25, dense 3) twice: the online network and the target network, frozen with
 // `model.trainable = false`. The replay memory is filled by epsilon-greedy play, then each
@@ -53,7 +53,7 @@ const {mulberry32} = require('./mulberry32');
 
 const OUT = path.join(__dirname, 'snake_dqn.json');
 const setup = {
-  height: 9, width: 9, numFruits: 1, initLen: 2,
+  height: 7, width: 7, numFruits: 1, initLen: 2,
   replayBufferSize: 24, epsilonInit: 0.5, epsilonFinal: 0.3, epsilonDecayFrames: 30,
   learningRate: 1e-3, batchSize: 8, gamma: 0.99, cumulativeRewardThreshold: 100,
   maxNumFrames: 32, syncEveryFrames: 28,

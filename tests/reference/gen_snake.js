@@ -42,7 +42,7 @@
 //   final: {online: [summary] (model.weights order), target: [summary] (its weights order),
 //           probe_online: [[3]], probe_target: [[3]], frame_count, epsilon}}
 // A summary is {layer, kind, shape, sum, norm, picks: values at floor(size * (k + 0.5) / 8),
-// k = 0..7, full: all values, only for BatchNormalization's 1-D weights}. Probes are the
+// k = 0..7, full: all values, only for BatchNormalization's 1-D weights in `final`}. Probes are the
 // predictions for the states in replay slots 0..3 at the time of the first sync.
 'use strict';
 
@@ -166,7 +166,7 @@ function initialise(model, which) {
 const layerOf = (model, w) => model.layers.findIndex(l => l.weights.includes(w));
 const names = model => model.weights.map(w => [layerOf(model, w), kindOf(w)]);
 const round8 = v => Number(v.toPrecision(8));
-function summary(model, w, value) {
+function summary(model, w, value, full = false) {
   const values = Array.from(value.dataSync());
   const size = values.length;
   const out = {
@@ -175,7 +175,7 @@ function summary(model, w, value) {
     norm: round8(Math.sqrt(values.reduce((a, b) => a + b * b, 0))),
     picks: Array.from({length: 8}, (_, k) => round8(values[Math.floor(size * (k + 0.5) / 8)])),
   };
-  if (w.shape.length === 1 && model.layers[out.layer].getClassName() === 'BatchNormalization') {
+  if (full && w.shape.length === 1 && model.layers[out.layer].getClassName() === 'BatchNormalization') {
     out.full = values.map(round8);
   }
   return out;
@@ -323,8 +323,8 @@ const out = {
   setup, math_seed: MATH_SEED, weight_seed: WEIGHT_SEED, kinds: KINDS, math_draws: mathDraws,
   weight_names: weightNames, frames, steps, dropout_masks: masks, syncs, log,
   final: {
-    online: online.weights.map(w => summary(online, w, w.read())),
-    target: target.weights.map(w => summary(target, w, w.read())),
+    online: online.weights.map(w => summary(online, w, w.read(), true)),
+    target: target.weights.map(w => summary(target, w, w.read(), true)),
     probe_online: predictions(online, probeStates),
     probe_target: predictions(target, probeStates),
     frame_count: agent.frameCount, epsilon: agent.epsilon,

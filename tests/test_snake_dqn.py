@@ -71,7 +71,9 @@ def _kind(variable) -> str:
 
 
 def _layer_of(model, variable) -> int:
-    return next(i for i, layer in enumerate(model.layers) if any(w is variable for w in layer.weights))
+    return next(
+        i for i, layer in enumerate(model.layers) if any(w is variable for w in layer.weights)
+    )
 
 
 def _weight_names(model) -> list[list]:
@@ -85,7 +87,8 @@ def _initialise(model, which: int, ref: dict) -> None:
         for w in layer.weights:
             kind, shape = _kind(w), list(w.shape)
             size = int(np.prod(shape))
-            u = _mulberry32(ref["weight_seed"] + 100 * which + 10 * i + ref["kinds"].index(kind), size)
+            seed = ref["weight_seed"] + 100 * which + 10 * i + ref["kinds"].index(kind)
+            u = _mulberry32(seed, size)
             fan_in = size / shape[-1] if len(shape) > 1 else 1
             scaled = {
                 "kernel": (2 * u - 1) * np.sqrt(3 / fan_in),
@@ -167,7 +170,8 @@ def test_snake_dqn_trains_like_tfjs(ref, monkeypatch, capsys):
         out = real_play()
         memory = agent.replayMemory
         reward = memory.buffer[(memory.index - 1) % memory.maxLen][2]
-        frames.append([out.action, reward, out.done, greedy[-1] if len(greedy) > before else None])
+        q = greedy[-1] if len(greedy) > before else None
+        frames.append([out.action, reward, out.done, q])
         return out
 
     monkeypatch.setattr(online, "predict", predict)
@@ -204,9 +208,10 @@ def test_snake_dqn_trains_like_tfjs(ref, monkeypatch, capsys):
 
     monkeypatch.setattr(train_module, "copyWeights", copy_weights)
 
-    asyncio.run(train_module.train(
+    training = train_module.train(
         agent, setup.batchSize, setup.gamma, setup.learningRate,
-        setup.cumulativeRewardThreshold, setup.maxNumFrames, setup.syncEveryFrames, None))  # fmt: skip
+        setup.cumulativeRewardThreshold, setup.maxNumFrames, setup.syncEveryFrames, None)
+    asyncio.run(training)
 
     # The games: the same actions (greedy ones from the same Q values), rewards and ends.
     assert math_random.draws == ref["math_draws"]
@@ -256,9 +261,9 @@ def test_snake_dqn_trains_like_tfjs(ref, monkeypatch, capsys):
     assert [re.sub(r" \([^()]* frames/s\)$", "", line) for line in out] == ref["log"]
 
 
-def _replayed(agent: SnakeGameAgent, n: int) -> None:
-    for _ in range(n):
-        agent.playStep()
+def _by_layer(model) -> np.ndarray:
+    """All of a model's weight values, layer by layer (each layer in its own order)."""
+    return np.concatenate([np.ravel(w) for layer in model.layers for w in layer.getWeights()])
 
 
 def test_target_network_is_independent_of_the_online_network_after_copyWeights():
@@ -271,17 +276,14 @@ def test_target_network_is_independent_of_the_online_network_after_copyWeights()
         replayBufferSize=8, epsilonInit=1, epsilonFinal=1, epsilonDecayFrames=1,
         learningRate=0.01))  # fmt: skip
     online, target = agent.onlineNetwork, agent.targetNetwork
-    _replayed(agent, 8)
+    for _ in range(8):
+        agent.playStep()
     copyWeights(target, online)
     assert target.trainable is False and online.trainable is True
+    assert not {id(w) for w in target.weights} & {id(w) for w in online.weights}
     copied = [np.asarray(w) for w in online.getWeights()]
-    target_vars = {id(w) for w in target.weights}
-    assert not target_vars & {id(w) for w in online.weights}
-    by_layer = [np.asarray(w) for layer in target.layers for w in layer.getWeights()]
-    np.testing.assert_array_equal(
-        np.concatenate([a.ravel() for a in by_layer]),
-        np.concatenate([np.asarray(w).ravel() for layer in online.layers for w in layer.getWeights()]),
-    )  # fmt: skip
+    as_copied = _by_layer(target)
+    np.testing.assert_array_equal(as_copied, _by_layer(online))
     probe = getStateTensor([e[0] for e in agent.replayMemory.buffer[:4]], 7, 7)
     before = np.asarray(target.predict(probe))
     np.testing.assert_allclose(before, np.asarray(online.predict(probe)), rtol=1e-6)
@@ -291,14 +293,9 @@ def test_target_network_is_independent_of_the_online_network_after_copyWeights()
         agent.trainOnReplayBatch(4, 0.99, optimizer)
 
     moved = [not np.allclose(np.asarray(w), c) for w, c in zip(online.getWeights(), copied)]
-    assert all(moved[:14]) and all(moved[14:])  # every trainable weight, and the moving stats
-    for layer in target.layers:
-        for w in layer.weights:
-            assert w.trainable is False
-    np.testing.assert_array_equal(
-        np.concatenate([np.asarray(w).ravel() for layer in target.layers for w in layer.getWeights()]),
-        np.concatenate([a.ravel() for a in by_layer]),
-    )  # fmt: skip
+    assert all(moved)  # every trainable weight, and batch norm's moving statistics
+    assert not any(w.trainable for layer in target.layers for w in layer.weights)
+    np.testing.assert_array_equal(_by_layer(target), as_copied)
     np.testing.assert_array_equal(np.asarray(target.predict(probe)), before)
     assert not np.allclose(np.asarray(online.predict(probe)), before)
 

@@ -6,8 +6,12 @@ https://github.com/tensorflow/tfjs-examples/blob/master/snake-dqn/dqn.js
 >>> online, target = createDeepQNetwork(9, 9, 3), createDeepQNetwork(9, 9, 3)
 >>> target.trainable = False
 >>> copyWeights(target, online)
->>> online.outputShape, target.trainable
-([None, 3], False)
+>>> import tfjs_grad as tf
+>>> x = tf.zeros([1, 9, 9, 2])
+>>> float(online.predict(x).sub(target.predict(x)).abs().max().dataSync()[0]) < 1e-6
+True
+>>> target.trainable
+False
 """
 
 import tfjs_grad as tf

@@ -6,7 +6,7 @@ https://github.com/tensorflow/tfjs-examples/blob/master/snake-dqn/snake_game.js
 >>> from examples.snake_dqn.snake_game import SnakeGame, getStateTensor
 >>> game = SnakeGame(SimpleNamespace(height=9, width=9, numFruits=1, initLen=2))
 >>> getStateTensor(game.getState(), game.height, game.width).shape
-[1, 9, 9, 2]
+(1, 9, 9, 2)
 """
 
 from types import SimpleNamespace

@@ -5,7 +5,7 @@ https://github.com/tensorflow/tfjs-examples/blob/master/snake-dqn/agent.js
 It acts epsilon-greedily on the online network's Q values, stores every step in its replay
 memory, and trains the online network on replayed batches towards the targets
 `reward + gamma * max Q` that the target network (frozen: `trainable = False`) gives for
-the next state. `train.copyWeights` refreshes the target from the online network.
+the next state. `train.py` refreshes the target from the online network with `dqn.copyWeights`.
 """
 
 import random

@@ -52,6 +52,14 @@ PORTS = {
         "normalization.js": "boston_housing/normalization.py",
         "index.js": "boston_housing/index.py",
     },
+    "snake-dqn": {
+        "utils.js": "snake_dqn/utils.py",
+        "snake_game.js": "snake_dqn/snake_game.py",
+        "replay_memory.js": "snake_dqn/replay_memory.py",
+        "dqn.js": "snake_dqn/dqn.py",
+        "agent.js": "snake_dqn/agent.py",
+        "train.js": "snake_dqn/train.py",
+    },
 }
 # Code the ports leave out by design, as (first line, last line, why) at COMMIT.
 LEFT_OUT = {
@@ -65,6 +73,14 @@ LEFT_OUT = {
         (19, 19, "tfjs-vis import"),
         (137, 137, "the page's chart element"),
         (149, 149, "tfjs-vis chart of the history"),
+    ],
+    "snake-dqn/train.js": [
+        (22, 25, "tf set to tfjs-node or tfjs-node-gpu by --gpu"),
+        (70, 73, "tf.node.summaryFileWriter: tfjs-node's TensorBoard logs"),
+        (109, 116, "tf.node.summaryFileWriter: tfjs-node's TensorBoard logs"),
+        (144, 148, "the --gpu option (tfjs-node-gpu)"),
+        (229, 233, "the --logDir option (TensorBoard logs)"),
+        (239, 243, "require('@tensorflow/tfjs-node') or tfjs-node-gpu"),
     ],
 }
 _REASONS = [

@@ -416,3 +416,63 @@ def test_models_nest_as_layers_and_round_trip(tmp_path):
         model.save(f"file://{tmp_path / str(i)}")
         again = tf.loadLayersModel(f"file://{tmp_path / str(i) / 'model.json'}")
         np.testing.assert_array_equal(np.asarray(again.predict(x)), np.asarray(model.predict(x)))
+
+
+def test_predict_returns_tensors_for_several_batches_and_inside_a_gradient():
+    """tfjs's predict returns a Tensor: also when it joins batches, and inside variableGrads'
+    f, where the DQN's targets `target.predict(next).max(-1).mul(mask)` chain its methods."""
+    model = tf.sequential(layers=[tf.layers.dense(units=2, inputShape=[3])])
+    model.setWeights([np.float32([[1, 2], [3, 4], [5, 6]]), np.float32([0.5, -0.5])])
+    x = np.arange(120, dtype=np.float32).reshape(40, 3) / 40
+    want = x @ np.float32([[1, 2], [3, 4], [5, 6]]) + np.float32([0.5, -0.5])
+    out = model.predict(x)  # two batches of the default 32
+    assert isinstance(out, tf.Tensor)
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+    w = tf.variable(tf.scalar(2.0), name="predict_in_grad_w")
+    seen = []
+
+    def f():
+        best = model.predict(x).max(-1)
+        seen.append(type(best))
+        return best.mul(w).sum()
+
+    value, grads = tf.variableGrads(f, [w])
+    assert seen == [tf.Tensor]
+    np.testing.assert_allclose(float(value), 2 * want.max(-1).sum(), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(grads["predict_in_grad_w"]), want.max(-1).sum(),
+                               rtol=1e-5)  # fmt: skip
+    w.dispose()
+
+
+@pytest.mark.parametrize("predict_first", [False, True])
+def test_conv2d_model_gradients_after_predict(predict_first):
+    """variableGrads through a conv2d model (predicted with first, or not): the eager tape
+    hands layers recorded weights, which lax's convolution rejected with a ValueError; the
+    layer now sends the call to the traced path. Checked against jax.grad of the same
+    convolution (tests/test_snake_dqn.py checks the DQN against tfjs)."""
+    import jax
+    import jax.numpy as jnp
+
+    model = tf.sequential(layers=[
+        tf.layers.conv2d(filters=3, kernelSize=2, inputShape=[4, 4, 2], activation="relu"),
+        tf.layers.flatten(),
+        tf.layers.dense(units=1),
+    ])  # fmt: skip
+    rng = np.random.default_rng(1)
+    ws = [rng.normal(size=w.shape).astype(np.float32) for w in model.weights]
+    model.setWeights(ws)
+    x = rng.normal(size=(2, 4, 4, 2)).astype(np.float32)
+    if predict_first:
+        model.predict(x)
+
+    def reference(ws):
+        k, b, dk, db = ws
+        y = jax.lax.conv_general_dilated(x, k, (1, 1), "VALID",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))  # fmt: skip
+        y = jnp.maximum(y + b, 0).reshape(2, -1)
+        return jnp.sum(y @ dk + db)
+
+    value, grads = tf.variableGrads(lambda: model.apply(x, {"training": True}).sum())
+    np.testing.assert_allclose(float(value), reference(ws), rtol=1e-5)
+    for w, want in zip(model.weights, jax.grad(reference)(ws)):
+        np.testing.assert_allclose(np.asarray(grads[w.name]), want, rtol=1e-4, atol=1e-5)

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _store
+from .. import _store, _tape
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -513,6 +513,11 @@ class Layer:
             [list(s) for s in shapes] if isinstance(arrays, list) else list(shapes[0])
         )
         self.check_input_spec(shapes)
+        if _tape.active() is not None and any(_tape.is_lazy(w.read()) for w in self.weights):
+            # Layers compute with jnp and lax, which the eager tape cannot record; some lax
+            # primitives (the convolutions) would reject a recorded weight with a ValueError
+            # instead of the fallback, so the gradient call goes to the traced path here.
+            raise _tape.TapeFallback(f"layer '{self.name}' computes with JAX on its weights")
         if mask is not None and self._USES_MASK:
             return self.call(arrays, training=training, mask=mask)  # type: ignore[call-arg]
         return self.call(arrays, training=training)

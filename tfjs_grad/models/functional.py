@@ -423,7 +423,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
             run([a[start : start + size] for a in arrays]) for start in range(0, n, size)
         ] or [run(arrays)]
         outs = [_joined(list(parts)) for parts in zip(*chunks)]
-        return outs if len(outs) > 1 else outs[0]
+        return as_tensors(outs if len(outs) > 1 else outs[0])
 
     def _inference_program(self) -> Any:
         """The forward pass in inference mode: compiled once per batch shape (`tf.jit`), or

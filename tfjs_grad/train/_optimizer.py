@@ -409,9 +409,8 @@ class Optimizer:
         new_params, new_state, new_count = update(params, supplied, state, count)
         for var, value in zip((v for v, g in zip(tracked, has_grad) if g), new_params):
             write(var, value)
-        for var, value, old in zip(layout.leaves, new_state, state):
-            if value is not old:  # an entry the step leaves as it was (the learning rate)
-                write(var, value)  # is not written: a compiled step only reads it
+        for var, value in zip(layout.leaves, new_state):
+            write(var, value)
         write(self._iterations, new_count)
 
     def _update_fn(self, has_grad: tuple[bool, ...]) -> Callable[..., Any]:

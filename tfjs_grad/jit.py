@@ -13,7 +13,10 @@ binds them in the store while `fn` traces, and commits the results afterwards.
 - **Records.** What a trace learns is returned with it (`_Step`); each layout's program
   is an immutable `_Program`, replaced whole when the layout changes.
 - **Ownership.** Donated buffers come from `variables.gather`, which copies any buffer
-  someone else may hold, so donation is never observable.
+  someone else may hold, so donation is never observable. A call whose previous call
+  left `variables.buffers_stamp()` unchanged (no Variable read, written, disposed or
+  re-flagged since) donates the buffers that call committed as they are; a call that
+  would trace takes the full path.
 - **Transactions.** Nothing is committed until the call has succeeded. A program with
   host callbacks, and every program while `jax_debug_nans`/`jax_debug_infs` is on,
   runs without donation (and is waited for), so a failure at run time leaves every

@@ -13,7 +13,10 @@ binds them in the store while `fn` traces, and commits the results afterwards.
 - **Records.** What a trace learns is returned with it (`_Step`); each layout's program
   is an immutable `_Program`, replaced whole when the layout changes.
 - **Ownership.** Donated buffers come from `variables.gather`, which copies any buffer
-  someone else may hold, so donation is never observable.
+  someone else may hold, so donation is never observable. A call whose previous call
+  left `variables.buffers_stamp()` unchanged (no Variable read, written, disposed or
+  re-flagged since) donates the buffers that call committed as they are; a call that
+  would trace takes the full path.
 - **Transactions.** Nothing is committed until the call has succeeded. A program with
   host callbacks, and every program while `jax_debug_nans`/`jax_debug_infs` is on,
   runs without donation (and is waited for), so a failure at run time leaves every
@@ -44,6 +47,7 @@ from ._tensor import Tensor, wrap_tree
 from .variables import (
     TracedAssignError,
     Variable,
+    buffers_stamp,
     check_alive,
     commit,
     commit_all,
@@ -126,6 +130,23 @@ class _Step:
     bound: tuple[int, ...]
     signature: Any
     callbacks: bool
+
+
+class _Fast:
+    """What a full call left for the next: its program, the buffers it committed (donated
+    next as they are) and the read-only ones, and `buffers_stamp()` after its commit."""
+
+    __slots__ = ("program", "donated", "kept", "stamp")
+
+    def __init__(self, program: _Program, donated: list[Any], kept: list[Any], stamp: int):
+        self.program, self.donated, self.kept, self.stamp = program, donated, kept, stamp
+
+
+class _NeedsFullCall(Exception):
+    """Raised by a trace that starts during a fast call: the full call traces instead."""
+
+
+_FULL_CALL = object()  # `_call_fast`'s answer when the full call must run
 
 
 class _Retrace(Exception):
@@ -245,6 +266,8 @@ class Jitted:
         self._jit_kwargs = jit_kwargs
         self._signature = _with_state_parameters(fn)
         self._compiled: dict[Layout, Callable[..., Any]] = {}
+        self._fast: _Fast | None = None  # set by a full call whose state the next may reuse
+        self._fast_calling = False  # true while a fast call runs the program
         self._program = self._install((), (), (), donate=True)
 
     @property
@@ -302,6 +325,7 @@ class Jitted:
             layout, tuple(written), tuple(read), tuple(watched), self._jitted(layout), epoch()
         )
         self._program = program
+        self._fast = None
         return program
 
     def _refreshed(self, program: _Program) -> _Program:
@@ -345,11 +369,15 @@ class Jitted:
     # -- what runs while jax.jit traces -------------------------------------------------
     def _pure(
         self, layout: Layout, donated: list[Any], kept: list[Any], args: Any, kwargs: Any
-    ) -> tuple[Any, list[Any], dict[int, Any]]:
+    ) -> tuple[list[Any], dict[int, Any], Any]:
         """Stage `fn` for this layout: traced here (once), or handed over by a retried call.
 
-        Returns `(out, new values of layout.written, {uid: value} of the Variables the trace
-        created)`."""
+        Returns `(new values of layout.written, {uid: value} of the Variables the trace
+        created, out)`: the state first, so that JAX pairs each donated input with its own
+        new value (an output before them would take the first donated buffer of its
+        shape, and shift every pairing after it into a copy)."""
+        if self._fast_calling:  # a trace needs `__call__`'s full path (see `_call_fast`)
+            raise _NeedsFullCall
         state = [*donated, *kept]
         leaves, tree = jax.tree.flatten((args, kwargs))
         dynamic = [i for i, x in enumerate(leaves) if isinstance(x, (Tracer, jax.Array))]
@@ -398,7 +426,7 @@ class Jitted:
         arguments: list[Any],
         n_donated: int,
         rerun: bool,
-    ) -> tuple[Any, list[Any], dict[int, Any]]:
+    ) -> tuple[list[Any], dict[int, Any], Any]:
         closed, effects = step.traced.jaxpr, step.traced.effects
         by_uid = dict(zip(layout.bound_uids, state))
         consts = list(closed.consts)
@@ -421,7 +449,7 @@ class Jitted:
             v if t.sharding is None else jax.lax.with_sharding_constraint(v, t.sharding)
             for v, t in zip(new, layout.written)
         ]
-        return jax.tree.unflatten(step.traced.out_tree, out), new, dict(zip(written, extra))
+        return new, dict(zip(written, extra)), jax.tree.unflatten(step.traced.out_tree, out)
 
     def _check_constants(self, consts: list[Any]) -> None:
         """Warn (once) about a data-like array captured from Python: it is baked into the
@@ -447,6 +475,42 @@ class Jitted:
 
     # -- calling --------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self._fast
+        if (
+            fast is not None
+            and fast.stamp == buffers_stamp()
+            and not kwargs
+            and _store.current() is None
+            and _PLAIN.issuperset(map(type, args))
+            and not tracing()
+            and _store.donation_allowed()
+        ):
+            with _store.LOCK:
+                if fast.stamp == buffers_stamp():  # (no other thread committed meanwhile)
+                    out = self._call_fast(fast, args)
+                    if out is not _FULL_CALL:
+                        return out
+        return self._call_full(args, kwargs)
+
+    def _call_fast(self, fast: _Fast, args: tuple[Any, ...]) -> Any:
+        """The call after a full one that left every buffer as it committed them: donate
+        those buffers as they are (no gather). Answers `_FULL_CALL` when the program would
+        trace (new argument shapes): tracing needs the full call's bookkeeping."""
+        program = fast.program
+        self._fast_calling = True
+        try:
+            new, created, out = program.call(fast.donated, fast.kept, *args)
+        except _NeedsFullCall:
+            return _FULL_CALL
+        finally:
+            self._fast_calling = False
+        self._commit(program, new, False, created)
+        if self._fast is fast:
+            fast.donated, fast.stamp = new, buffers_stamp()
+        return out
+
+    def _call_full(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        self._fast = None
         if _store.current() is not None:  # inside another stateful transform: it threads state
             return self._fn(*args, **kwargs)
         if tracing():
@@ -471,11 +535,11 @@ class Jitted:
                 donated, kept, shared = gather(program.written, program.read, donate)
                 try:
                     if handed is None:
-                        out, new, created = program.call(donated, kept, *args, **kwargs)
+                        new, created, out = program.call(donated, kept, *args, **kwargs)
                     else:
                         token = _handed.set(handed)
                         try:
-                            out, new, created = program.call(donated, kept, *args, **kwargs)
+                            new, created, out = program.call(donated, kept, *args, **kwargs)
                         finally:
                             _handed.reset(token)
                     if not donate:  # a failure at run time must show before commit
@@ -484,14 +548,23 @@ class Jitted:
                 except _Retrace as retrace:
                     handed = retrace.step
                     program = self._widened(program, handed)
-            commit_all(program.written, new, shared, program.epoch)
-            if created:  # from now on the program takes them as inputs, like any other
-                born = [var for uid in created if (var := variable_by_uid(uid)) is not None]
-                for var in born:
-                    commit(var, created[var.id])
-                kept = self._program
-                self._install([*kept.written, *born], kept.read, kept.watched, kept.layout.donate)
+            self._commit(program, new, shared, created)
+            if donate and not created and program is self._program:
+                self._fast = _Fast(program, new, kept, buffers_stamp())
         return out
+
+    def _commit(
+        self, program: _Program, new: list[Any], shared: bool, created: dict[int, Any]
+    ) -> None:
+        """Take a call's results (under the lock): the written Variables' new buffers,
+        and the Variables the trace created, which the program takes from now on."""
+        commit_all(program.written, new, shared, program.epoch)
+        if created:
+            born = [var for uid in created if (var := variable_by_uid(uid)) is not None]
+            for var in born:
+                commit(var, created[var.id])
+            now = self._program
+            self._install([*now.written, *born], now.read, now.watched, now.layout.donate)
 
     def _under_outer_transform(self, args: Any, kwargs: Any) -> Any:
         """Under jax.jit/vmap/grad/scan: a step that only reads Variables composes (they

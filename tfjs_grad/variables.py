@@ -39,6 +39,9 @@ _version = [0]  # bumped whenever the set of live Variables changes
 # Bumped when a Variable that a compiled program threads is disposed, or its trainable
 # flag or sharding changes: what tf.jit rechecks. Other Variables never bump it.
 _epoch = [0]
+# Bumped whenever a Variable's buffer or its shared flag changes (and with `_epoch`): a
+# compiled step that committed last and sees it unchanged may reuse what it committed.
+_moves = [0]
 _ordered: list[Any] = [-1, []]  # [version, names in JS key order] for registered_variables
 
 
@@ -216,6 +219,7 @@ class Variable(Tensor):
         if bool(trainable) != self._trainable:
             self._trainable = bool(trainable)
             _epoch[0] += self._threaded
+            _moves[0] += 1
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -258,7 +262,9 @@ class Variable(Tensor):
             _warn_baked(self._name)
         with _store.LOCK:
             buffer = self._peek()
-            self._shared = True
+            if not self._shared:
+                self._shared = True
+                _moves[0] += 1
             return buffer
 
     __tfjs_value__ = read  # what the argument converter takes from a Variable
@@ -343,6 +349,7 @@ class Variable(Tensor):
         with _store.LOCK:
             self._buffer = value
             self._shared = not owned
+            _moves[0] += 1
 
     # -- the store's protocol (tf.jit): lend buffers to a donating call, commit results ----
     def _lend(self) -> Any:
@@ -355,6 +362,7 @@ class Variable(Tensor):
         """Take a compiled step's result as the new (owned) buffer."""
         self._buffer = value
         self._shared = False
+        _moves[0] += 1
 
     def _pin_sharding(self, sharding: jax.sharding.Sharding | None) -> None:
         """Keep `sharding` across later writes (a checkpoint restores it); `tf.jit` re-reads
@@ -362,6 +370,7 @@ class Variable(Tensor):
         if sharding != self._sharding:
             self._sharding = sharding
             _epoch[0] += self._threaded
+            _moves[0] += 1
 
     def _check_disposed(self) -> None:
         if self._disposed:
@@ -378,6 +387,7 @@ class Variable(Tensor):
             _by_uid.pop(self._uid, None)
             _bump()
             _epoch[0] += self._threaded
+            _moves[0] += 1
             buffer, self._buffer = self._buffer, None
             if isinstance(buffer, jax.Array) and not self._shared and not buffer.is_deleted():
                 buffer.delete()
@@ -479,6 +489,7 @@ def commit_all(written: Sequence[Variable], new: Sequence[Any], shared: bool, si
     """Take a step's results as `written`'s new, owned buffers (`shared` and `since`: what
     `gather` said, and the `epoch()` it ran in)."""
     list(map(setattr, written, itertools.repeat("_buffer"), new))
+    _moves[0] += 1
     if shared:
         list(map(setattr, written, itertools.repeat("_shared"), itertools.repeat(False)))
     if since != _epoch[0]:  # disposed during the call (e.g. dead slots pruned)
@@ -611,6 +622,13 @@ def variable_by_uid(uid: int) -> Variable | None:
 
 def registry_version() -> int:
     return _version[0]
+
+
+def buffers_stamp() -> int:
+    """Changes whenever any Variable's buffer or shared flag changes, or `epoch()` does: a
+    compiled step that sees the stamp it left may donate the buffers it committed as they
+    are (no Variable was read, written, disposed or re-flagged since)."""
+    return _moves[0]
 
 
 def epoch() -> int:

@@ -155,6 +155,12 @@ def _float32_scaled(total: Any, count: int) -> float:
     return float((np.float32(1) / np.float32(count)) * np.float32(np.asarray(total)))
 
 
+def _zeros(count: int) -> list[Any]:
+    """Fresh epoch totals, as Tensors like the sums the steps return: the first step then
+    has the signature of the later ones (one trace, not two)."""
+    return [wrap(jnp.zeros((), jnp.float32)) for _ in range(count)]
+
+
 def _make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:
     return [(start, min(size, start + batch_size)) for start in range(0, size, batch_size)]
 
@@ -526,7 +532,7 @@ class Trainable:
         compiled = self._require_compiled()
         step = self._test_program(compiled)
         n = xs[0].shape[0]
-        totals = [jnp.zeros((), jnp.float32) for _ in compiled.labels]
+        totals = _zeros(len(compiled.labels))
         for start, end in _make_batches(n, batch_size):
             totals = step(xs, ys, start, totals, end - start)
         return [wrap(jnp.float32(unwrap(t)) / jnp.float32(n)) for t in totals]
@@ -638,6 +644,7 @@ class Trainable:
         step = self._train_program(compiled)
         batches = _make_batches(n, batch_size)
         progress = _Progress(verbose, epochs, len(batches))
+        progressed = progress.tqdm is not None
         _callbacks.run_hook(callbacks, "onTrainBegin", {})
         self.stopTraining = False
         order = list(range(n))  # shuffled in place each epoch, as tfjs's indexArray
@@ -652,7 +659,7 @@ class Trainable:
                 data = (*xs, *ys, *([] if weights is None else [weights]))
                 data += () if indices is None else (indices,)
                 flags = (len(xs), len(ys), weights is not None, indices is not None)
-                totals = [jnp.zeros((), jnp.float32) for _ in labels]
+                totals = _zeros(len(labels))
                 seen = 0
                 progress.start(epoch)
                 for batch_index, (start, end) in enumerate(batches):
@@ -669,7 +676,8 @@ class Trainable:
                         logs: dict[str, Any] = {"batch": batch_index, "size": size}
                         logs.update((k, float(v)) for k, v in zip(labels, values))
                         _callbacks.run_hook(user_callbacks, "onBatchEnd", batch_index, logs)
-                    progress.batch(values[0])
+                    if progressed:
+                        progress.batch(values[0])
                     if self.stopTraining:
                         break
                 for key, total in zip(labels, totals):
@@ -726,7 +734,7 @@ class Trainable:
         xs, ys = self._standardize_xy(x, y)
         step = self._train_program(compiled)
         n = xs[0].shape[0]
-        totals = [jnp.zeros((), jnp.float32) for _ in compiled.labels]
+        totals = _zeros(len(compiled.labels))
         values, _ = step(n, len(xs), len(ys), False, False, 0, *totals, *xs, *ys)
         out = [float(v) for v in values]
         return out[0] if len(out) == 1 else out

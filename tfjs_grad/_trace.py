@@ -29,7 +29,14 @@ from jax.core import ShapedArray, Tracer, eval_jaxpr
 
 from . import _store, _tape
 from ._jax_internals import concrete_reads, trace_to_jaxpr, tracing
-from ._jaxpr import has_callbacks, has_user_rules, lift_float_literals, needed_inputs, structure_key
+from ._jaxpr import (
+    has_callbacks,
+    has_user_rules,
+    lift_float_literals,
+    needed_inputs,
+    structure_id,
+    structure_key,
+)
 from ._tensor import Tensor
 from ._tensors import EagerOnlyError
 
@@ -76,18 +83,20 @@ def trace(
     bind_uids: Sequence[int],
     source: Any = None,
     fetch: Callable[[], list[Any]] | None = None,
+    peek: Callable[[], list[Any]] | None = None,
 ) -> Program:
     """Run `body(*primals)` once, with `bind_uids[i]` reading `primals[i]`.
 
     `primals` may be arrays or abstract values (`jax.core.ShapedArray`); `fetch` then
     gives their values if `source` (the user's function, named in errors and warnings)
-    turns out to need concrete values: it runs on those under `jax.linearize`.
+    turns out to need concrete values: it runs on those under `jax.linearize`. `peek`
+    gives them for a program only (the eager tape's value reads): they stay owned.
     """
     if _tape.active() is not None:  # a gradient inside f: f runs on the traced path
         raise _tape.TapeFallback("a gradient function inside f", quiet=True)
     if _tape.usable(source, primals):
         try:
-            return _tape.run(body, primals, bind_uids, source, fetch)
+            return _tape.run(body, primals, bind_uids, source, fetch, peek)
         except _tape.TapeFallback:
             pass  # the traced path below is always correct
     code = getattr(source, "__code__", None)
@@ -317,7 +326,7 @@ def program_key(program: Program) -> Any | None:
         return None
     if has_callbacks(program.jaxpr) or has_user_rules(program.jaxpr):
         return None
-    return (structure_key(program.jaxpr), program.connected)
+    return (structure_id(program.jaxpr), program.connected)
 
 
 def _transpose(program: Program, dy: Any) -> tuple[Any, list[Any], list[Any]]:

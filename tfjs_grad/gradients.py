@@ -19,7 +19,7 @@ from . import _store, _tape, _trace
 from ._scope import track
 from ._tensor import Tensor
 from ._tensors import ArrayLike, convert, dtype_name, js_shape
-from .variables import Variable, _js_key_order, registered_variables
+from .variables import Variable, _js_key_order, peek, registered_variables
 
 _NO_PATH = (
     "Cannot compute gradient of y=f(x) with respect to x. Make sure that the f you passed "
@@ -281,6 +281,7 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
         [v.id for v in trainable],
         f,
         fetch=lambda: [v.read() for v in trainable],
+        peek=lambda: [peek(v) for v in trainable],
     )
     connected = [v for v, c in zip(trainable, program.connected) if c]
     if not connected:

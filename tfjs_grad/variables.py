@@ -39,7 +39,8 @@ _version = [0]  # bumped whenever the set of live Variables changes
 # Bumped when a Variable that a compiled program threads is disposed, or its trainable
 # flag or sharding changes: what tf.jit rechecks. Other Variables never bump it.
 _epoch = [0]
-_ordered: list[Any] = [-1, []]  # [version, names in JS key order] for registered_variables
+# [version, names in JS key order, (name, weakref) of the live ones] for registered_variables
+_ordered: list[Any] = [-1, [], []]
 
 
 class TracedAssignError(TypeError, ValueError):
@@ -131,6 +132,7 @@ class Variable(Tensor):
         "_threaded",
         "_disposed",
         "_sharding",
+        "_aval_memo",
     )
     __array_priority__ = 100
     __hash__ = object.__hash__  # type: ignore[assignment]  (identity: dict keys, sets)
@@ -296,9 +298,18 @@ class Variable(Tensor):
             if self._uid in frame.values:
                 return jax.typeof(frame.values[self._uid])
             frame = frame.parent
-        if self._buffer is None:
+        buffer = self._buffer
+        if buffer is None:
             return ShapedArray(self._shape, self._dtype)
-        return jax.typeof(self._buffer)
+        # jax.typeof is a function of the buffer's aval and sharding, which a compiled
+        # step's outputs share from call to call: remembered for the last pair seen.
+        raw, sharding = buffer.aval, buffer.sharding
+        memo = getattr(self, "_aval_memo", None)
+        if memo is not None and memo[0] is raw and memo[1] is sharding:
+            return memo[2]
+        aval = jax.typeof(buffer)
+        self._aval_memo = (raw, sharding, aval)
+        return aval
 
     @property
     def value(self) -> jax.Array:
@@ -559,9 +570,12 @@ def registered_variables() -> dict[str, Variable]:
     """
     if _ordered[0] != _version[0]:
         _ordered[1] = _js_key_order(_registry.keys())
+        live = dict(_registry.items())
+        _ordered[2] = [(name, weakref.ref(live[name])) for name in _ordered[1] if name in live]
         _ordered[0] = _version[0]
-    live = dict(_registry.items())
-    return {name: live[name] for name in _ordered[1] if name in live}
+    # (weak references: one that died since is left out, as the registry leaves it out)
+    found = {name: ref() for name, ref in _ordered[2]}
+    return {name: v for name, v in found.items() if v is not None}
 
 
 def as_var_list(var_list: Any, fn: str) -> list[Variable]:

@@ -10,7 +10,8 @@ only the first time. The program is a `_trace.Program`, so everything downstream
 vjp, the optimizer's fused step, write-back) is the traced path's.
 
 Reading a value inside f (`dataSync`, `float`, `print`, `if loss > 1`) runs the cached
-forward program of the tape so far and f goes on. Anything the tape cannot record (a `jnp`
+forward program of the tape so far and f goes on. `v.assign(x)` of a recorded value is a
+write the program computes (as on the traced path). Anything the tape cannot record (a `jnp`
 or `lax` call on a recorded value, a nested gradient, a Variable made from one) raises
 `TapeFallback`: the call reruns on the traced path, which is always correct.
 """
@@ -162,13 +163,15 @@ class _Node(NamedTuple):
 
 
 _aval_ids: dict[tuple[Any, ...], int] = {}
+_aval_counter = itertools.count()
 
 
 def _aval_id(key: tuple[Any, ...]) -> int:
-    """A small int standing for an abstract value (shape, dtype, weak_type) in keys."""
+    """A small int standing for an abstract value (shape, dtype, weak_type) in keys
+    (one per value, also when threads intern it at once)."""
     found = _aval_ids.get(key)
     if found is None:
-        found = _aval_ids[key] = len(_aval_ids)
+        found = _aval_ids.setdefault(key, next(_aval_counter))
     return found
 
 
@@ -299,24 +302,29 @@ class Tape:
         # plain Python scalars) is keyed by one flat tuple: per tensor argument its slot
         # and interned abstract value, per other argument its type and value.
         wiring: list[Any] = []
-        arrays = False
+        constants: list[int] | None = None  # positions in wiring of constant tensors
         depends = False
+        tensor = _Tensor[0]
+        keys = self.keys
         for name, value in values.items():
             if name in tensor_params:
                 kind = type(value)
-                if kind is _Tensor[0] or (kind is not Lazy and isinstance(value, _Tensor[0])):
+                if kind is tensor or (kind is not Lazy and isinstance(value, tensor)):
                     value = value.__tfjs_value__()
                     kind = type(value)
                 if kind is Lazy:
                     if value.tape is not self:
                         raise TapeFallback("a value recorded by another gradient call")
                     depends = True
-                    wiring.append((name, value.slot, self.keys[value.slot]))
+                    slot = value.slot
+                    wiring.append((name, slot, keys[slot]))
                 elif value is None:
                     wiring.append((name, None))
                 elif kind is float or isinstance(value, jax.Array):
-                    arrays = True
-                    wiring.append((name, value))  # a constant: its slot once recorded
+                    if constants is None:
+                        constants = []
+                    constants.append(len(wiring))
+                    wiring.append((name, value))  # its slot once the op is recorded
                 else:
                     return self._record_general(fn, values, tensor_params)
             elif type(value) in _PLAIN:
@@ -325,11 +333,11 @@ class Tape:
                 return self._record_general(fn, values, tensor_params)
         if not depends:
             return False, None
-        if arrays:
-            for i, entry in enumerate(wiring):
-                if len(entry) == 2 and entry[0] in tensor_params and entry[1] is not None:
-                    slot = self._constant_slot(entry[1])
-                    wiring[i] = (entry[0], slot, self.keys[slot])
+        if constants is not None:
+            for i in constants:
+                name, value = wiring[i]
+                slot = self._constant_slot(value)
+                wiring[i] = (name, slot, keys[slot])
         key = (fn, tuple(wiring))
         signature = _signatures.get(key)
         if signature is None:
@@ -640,6 +648,19 @@ def _warn(source: Any, why: str) -> None:
         "path, which retraces it with JAX on every call (slower, same results).",
         stacklevel=5,
     )
+
+
+def assignable(value: Any) -> Any:
+    """What `Variable.assign(value)` stores when `value` holds a recorded value: the
+    `Lazy` itself inside its own f (the write is part of the tape, so the program
+    computes it), its value after f returned; None for anything else."""
+    if isinstance(value, _Tensor[0]):
+        value = value.__tfjs_value__()
+    if type(value) is not Lazy:
+        return None
+    if _active.get() is value.tape and _store.current() is not None:
+        return value
+    return value.materialize()
 
 
 def is_lazy(value: Any) -> bool:

@@ -57,8 +57,16 @@ def _check_fn(f: Any, api: str) -> None:
         raise TypeError(f"The f passed in {api}(f) must be a function")
 
 
+_inexact: set[Any] = set()  # dtypes seen to be inexact (checked on every eager step)
+
+
 def _differentiable(x: Any, argument: str, api: str) -> Any:
-    if not jnp.issubdtype(x.dtype, jnp.inexact):
+    dtype = x.dtype
+    if dtype in _inexact:
+        return x
+    if jnp.issubdtype(dtype, jnp.inexact):
+        _inexact.add(dtype)
+    else:
         raise TypeError(
             f"Argument '{argument}' passed to 'tf.{api}' must be a float tensor to be "
             f"differentiated, but got a {dtype_name(x.dtype)} tensor (JAX cannot differentiate "

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.core import ShapedArray, Tracer
 
-from . import _store
+from . import _store, _tape
 from ._jax_internals import staging
 from ._tensor import Tensor
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
@@ -318,7 +318,9 @@ class Variable(Tensor):
 
     def assign(self, new_value: ArrayLike) -> None:
         """Replace the value; dtype and shape must match exactly (tfjs's rule)."""
-        value = convert(new_value, argument="new_value", fn="assign")
+        value = _tape.assignable(new_value)  # a value f computed, on the eager tape
+        if value is None:
+            value = convert(new_value, argument="new_value", fn="assign")
         self._check_disposed()
         if value.dtype != self._dtype:
             raise ValueError(
@@ -568,11 +570,12 @@ def registered_variables() -> dict[str, Variable]:
     >>> "doc_registered" in tf.registered_variables()
     False
     """
-    if _ordered[0] != _version[0]:
+    version = _version[0]
+    if _ordered[0] != version:
         _ordered[1] = _js_key_order(_registry.keys())
         live = dict(_registry.items())
         _ordered[2] = [(name, weakref.ref(live[name])) for name in _ordered[1] if name in live]
-        _ordered[0] = _version[0]
+        _ordered[0] = version  # (read first: a change meanwhile rebuilds next time)
     # (weak references: one that died since is left out, as the registry leaves it out)
     found = {name: ref() for name, ref in _ordered[2]}
     return {name: v for name, v in found.items() if v is not None}

@@ -223,3 +223,73 @@ def test_a_value_read_in_f_leaves_the_variables_owned():
     np.testing.assert_allclose(seen[-1], float(np.sum((np.asarray([1.0, -2.0]) * 0.8**5) ** 2)),
                                rtol=1e-5)
     w.dispose()
+def _ema_run(tape_on: bool) -> list[tuple[float, list[float], list[float]]]:
+    w = tf.variable(tf.tensor1d([1.0, 2.0]))
+    ema = tf.variable(tf.tensor1d([0.0, 0.0]), False)
+
+    def loss():
+        ema.assign(ema.mul(0.5).add(w.mul(0.5)))  # the new value depends on w: recorded
+        return w.square().sum().add(ema.sum())
+
+    saved = _tape.ENABLED[0]
+    _tape.ENABLED[0] = tape_on
+    try:
+        out = []
+        for _ in range(3):
+            value, grads = tf.variableGrads(loss, [w])
+            out.append((float(value), grads[w.name].tolist(), ema.value.tolist()))
+    finally:
+        _tape.ENABLED[0] = saved
+    assert (loss.__code__ in _tape._traced_only) is False
+    w.dispose()
+    ema.dispose()
+    return out
+
+
+def test_assigning_a_recorded_value_is_recorded_on_the_tape():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "cannot record" warning: it stayed on the tape
+        taped = _ema_run(True)
+    # ema_k = (1 - 2^-k) w; loss = |w|^2 + sum(ema_k); d/dw = 2w + 0.5
+    for k, (value, grad, ema) in enumerate(taped, 1):
+        expected = [(1 - 2.0**-k) * x for x in (1.0, 2.0)]
+        np.testing.assert_allclose(ema, expected, rtol=1e-6)
+        np.testing.assert_allclose(value, 5.0 + sum(expected), rtol=1e-6)
+        np.testing.assert_allclose(grad, [2.5, 4.5], rtol=1e-6)
+    traced = _ema_run(False)
+    for a, b in zip(taped, traced):
+        np.testing.assert_allclose(a[0], b[0], rtol=1e-6)
+        np.testing.assert_allclose(a[1], b[1], rtol=1e-6)
+        np.testing.assert_allclose(a[2], b[2], rtol=1e-6)
+
+
+def test_assigning_a_recorded_value_to_a_trainable_variable_in_minimize():
+    results = []
+    for tape_on in (True, False):
+        w = tf.variable(tf.tensor1d([1.0, 2.0]))
+        opt = tf.train.sgd(0.1)
+        saved = _tape.ENABLED[0]
+        _tape.ENABLED[0] = tape_on
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                cost = opt.minimize(lambda w=w: w.assign(w.mul(0.5)) or w.square().sum(), True)
+        finally:
+            _tape.ENABLED[0] = saved
+        results.append((float(cost), w.value.tolist()))
+        w.dispose()
+        opt.dispose()
+    # w is halved inside f (cost |w/2|^2 = 1.25, gradient 0.5 w), then the step applies
+    np.testing.assert_allclose(results[0][0], 1.25, rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], [0.45, 0.9], rtol=1e-6)
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+def test_a_recorded_value_assigned_after_f_returned_is_its_value():
+    kept = []
+    tf.grad(lambda x: kept.append(x.square()) or kept[-1].sum())(tf.tensor1d([1.0, 3.0]))
+    v = tf.variable(tf.zeros([2]))
+    v.assign(kept[0])
+    np.testing.assert_allclose(v.value.tolist(), [1.0, 9.0])
+    v.dispose()

@@ -9,6 +9,7 @@ conditionals are taken conservatively (every output depends on every input).
 from __future__ import annotations
 
 import inspect
+import itertools
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -210,6 +211,35 @@ def structure_key(jaxpr: Any) -> Any:
     except TypeError:
         pass
     return key
+
+
+_id_memo: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_ids_by_key: dict[Any, int] = {}
+_IDS_MAX = 4096
+_next_id = itertools.count()
+
+
+def structure_id(jaxpr: Any) -> int:
+    """A small int standing for `structure_key(jaxpr)` (equal keys, equal ids), cheap to
+    hash in the keys of compile caches looked up on every call. Never reused: once the
+    table is full it starts afresh, and a program seen before gets a new id."""
+    try:
+        found = _id_memo.get(jaxpr)
+    except TypeError:
+        found = None
+    if found is not None:
+        return found
+    key = structure_key(jaxpr)
+    found = _ids_by_key.get(key)
+    if found is None:
+        if len(_ids_by_key) >= _IDS_MAX:
+            _ids_by_key.clear()
+        found = _ids_by_key[key] = next(_next_id)
+    try:
+        _id_memo[jaxpr] = found
+    except TypeError:
+        pass
+    return found
 
 
 _SIMPLE = (int, bool, str, bytes, type(None), np.dtype)

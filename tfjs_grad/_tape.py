@@ -10,7 +10,8 @@ only the first time. The program is a `_trace.Program`, so everything downstream
 vjp, the optimizer's fused step, write-back) is the traced path's.
 
 Reading a value inside f (`dataSync`, `float`, `print`, `if loss > 1`) runs the cached
-forward program of the tape so far and f goes on. Anything the tape cannot record (a `jnp`
+forward program of the tape so far and f goes on. `v.assign(x)` of a recorded value is a
+write the program computes (as on the traced path). Anything the tape cannot record (a `jnp`
 or `lax` call on a recorded value, a nested gradient, a Variable made from one) raises
 `TapeFallback`: the call reruns on the traced path, which is always correct.
 """
@@ -19,16 +20,18 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
+import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import jax
 import numpy as np
-from jax.core import ShapedArray
+from jax.core import ShapedArray, Tracer
 
-from . import _jaxpr
-from ._jax_internals import trace_to_jaxpr
+from . import _jaxpr, _store
+from ._jax_internals import trace_to_jaxpr, tracing
 
 # TFJS_GRAD_TAPE=0 (or ENABLED[0] = False) puts every eager gradient call on the traced path.
 ENABLED = [os.environ.get("TFJS_GRAD_TAPE", "1") != "0"]
@@ -49,9 +52,8 @@ _active: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
 )
 
 
-def active() -> Tape | None:
-    """The tape recording in this context, if any."""
-    return _active.get()
+active: Callable[[], Tape | None] = _active.get
+"""The tape recording in this context, if any."""
 
 
 @contextlib.contextmanager
@@ -68,6 +70,12 @@ def _aval_key(x: Any) -> tuple[Any, ...]:
     return (tuple(x.shape), x.dtype, getattr(x, "weak_type", False) is True)
 
 
+def bind_tensor(tensor: type) -> None:
+    """Called by tfjs_grad._tensor once Tensor exists (this module cannot import it)."""
+    _Tensor[:] = [tensor]
+    _TENSOR_TREE[:] = [jax.tree.structure(tensor(np.zeros(())))]
+
+
 class Lazy:
     """A value f computed that the tape has not materialised: its slot and abstract value.
 
@@ -76,10 +84,10 @@ class Lazy:
 
     __slots__ = ("tape", "slot", "shape", "dtype", "weak_type", "value")
 
-    def __init__(self, tape: Tape, slot: int, aval: Any):
+    def __init__(self, tape: Tape, slot: int, shape: tuple[int, ...], dtype: Any,
+                 weak_type: bool):
         self.tape, self.slot = tape, slot
-        self.shape, self.dtype = tuple(aval.shape), aval.dtype
-        self.weak_type = bool(getattr(aval, "weak_type", False))
+        self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
         self.value: Any = None
 
     @property
@@ -132,19 +140,62 @@ class Lazy:
         raise TapeFallback(f"'.{name}' of a recorded value")
 
 
-class _Node(NamedTuple):
+class _Signature(NamedTuple):
+    """One op call's structure (cached by it: op, static arguments, slots read and their
+    abstract values) and what it makes."""
+
     fn: Callable[..., Any]
     statics: dict[str, Any]  # the call's other arguments, as given
     dynamic: tuple[tuple[str, Any, tuple[int, ...]], ...]  # (param, treedef, slots)
-    outs: tuple[int, ...]
-    out_tree: Any
-    keys: tuple[int, ...]  # const slots holding the random keys the op draws
-
-
-class _Signature(NamedTuple):
     out_tree: Any
     out_avals: tuple[Any, ...]
     n_keys: int
+    out_keys: tuple[tuple[Any, ...], ...]  # (shape, dtype, weak_type) of each output
+    out_ids: tuple[int, ...]  # their interned ids
+    part: int  # the node's interned id in a tape's structure key
+    single: bool  # the result is one Tensor
+
+
+class _Node(NamedTuple):
+    op: _Signature
+    first: int  # the slot of its first output (the others follow)
+    keys: tuple[int, ...]  # const slots holding the random keys the op draws
+
+
+_aval_ids: dict[tuple[Any, ...], int] = {}
+_aval_counter = itertools.count()
+
+
+def _aval_id(key: tuple[Any, ...]) -> int:
+    """A small int standing for an abstract value (shape, dtype, weak_type) in keys
+    (one per value, also when threads intern it at once)."""
+    found = _aval_ids.get(key)
+    if found is None:
+        found = _aval_ids.setdefault(key, next(_aval_counter))
+    return found
+
+
+_part_ids = itertools.count()  # never reused: a cleared table cannot alias a cached plan
+_PLAIN = frozenset({type(None), bool, int, float, str})  # static arguments kept as given
+_LEAF = jax.tree.structure(0)
+_NONE_TREE = jax.tree.structure(None)
+_Tensor: list[Any] = []  # tfjs_grad._tensor.Tensor, set at its import (it imports this)
+_TENSOR_TREE: list[Any] = []
+_floats: dict[Any, Any] = {}  # Python float constants as arrays (weakly typed float32)
+_FLOATS_MAX = 1024
+
+
+def _float_constant(value: float) -> Any:
+    """`value` as the array a float argument becomes (cached: a device transfer costs
+    more than recording the op)."""
+    key = (value, math.copysign(1.0, value))  # 0.0 and -0.0 are different constants
+    array = _floats.get(key)
+    if array is None:
+        array = jax.numpy.asarray(value)
+        if len(_floats) > _FLOATS_MAX:
+            _floats.clear()
+        _floats[key] = array
+    return array
 
 
 _signatures: dict[Any, _Signature] = {}
@@ -186,15 +237,21 @@ _forward: dict[Any, Callable[..., Any]] = {}
 class Tape:
     """The ops one call of f made: slots 0..n-1 are f's inputs, then constants and outputs."""
 
-    def __init__(self, primal_avals: Sequence[Any], fetch: Callable[[], list[Any]]):
+    def __init__(self, primal_avals: Sequence[Any], fetch: Callable[[], list[Any]],
+                 primal_keys: Sequence[tuple[Any, ...]] | None = None,
+                 peek: Callable[[], list[Any]] | None = None):
         self.avals: list[Any] = list(primal_avals)
         self.n_primals = len(self.avals)
-        self.keys: list[Any] = [_aval_key(a) for a in self.avals]  # per slot
+        if primal_keys is None:
+            primal_keys = [_aval_key(a) for a in self.avals]
+        self.keys: list[int] = [_aval_id(k) for k in primal_keys]  # per slot
         self.parts: list[Any] = [("p", k) for k in self.keys]
+        self._by_id: dict[int, int] = {}  # id of a constant array -> its slot
         self.const_slots: list[int] = []
         self.const_values: list[Any] = []
         self.nodes: list[_Node] = []
         self._fetch = fetch
+        self._peek = peek  # the inputs' buffers, for a program only (they stay owned)
         self._primal_values: list[Any] | None = None
 
     # -- recording -------------------------------------------------------------------
@@ -202,12 +259,22 @@ class Tape:
         slot = len(self.avals)
         if not hasattr(value, "dtype"):
             value = np.asarray(value)
-        key = _aval_key(value)
-        self.avals.append(jax.ShapeDtypeStruct(key[0], key[1], weak_type=key[2]))
+        key = _aval_id(_aval_key(value))
+        self.avals.append(value)  # an array is its own abstract value (shape, dtype)
         self.keys.append(key)
         self.parts.append(("c", key))
         self.const_slots.append(slot)
         self.const_values.append(value)
+        return slot
+
+    def _constant_slot(self, value: Any) -> int:
+        """The slot of a constant tensor argument (an array or a Python float); the same
+        array object given twice is one slot."""
+        if type(value) is float:
+            value = _float_constant(value)
+        slot = self._by_id.get(id(value))
+        if slot is None:  # (const_values keeps the array alive: its id stays unique)
+            slot = self._by_id[id(value)] = self.constant(value)
         return slot
 
     def _leaf_slot(self, leaf: Any) -> int | None:
@@ -217,13 +284,13 @@ class Tape:
                 raise TapeFallback("a value recorded by another gradient call")
             return leaf.slot
         if isinstance(leaf, jax.Array):
-            return self.constant(leaf)
+            return self._constant_slot(leaf)
         if isinstance(leaf, (np.ndarray, np.generic)):  # as tfjs parses it (float32, int32)
             from ._tensors import convert
 
             return self.constant(convert(leaf))
         if type(leaf) is float:  # a Python float is the same program for every value
-            return self.constant(jax.numpy.asarray(leaf))
+            return self._constant_slot(leaf)
         return None
 
     def record(
@@ -231,8 +298,62 @@ class Tape:
     ) -> tuple[bool, Any]:
         """Record one op call: (True, result of lazy Tensors), or (False, None) when no
         argument depends on f's inputs (the op then runs at once)."""
-        from ._tensor import Tensor
+        # The common call (each tensor argument one Tensor, array or float, the others
+        # plain Python scalars) is keyed by one flat tuple: per tensor argument its slot
+        # and interned abstract value, per other argument its type and value.
+        wiring: list[Any] = []
+        constants: list[int] | None = None  # positions in wiring of constant tensors
+        depends = False
+        tensor = _Tensor[0]
+        keys = self.keys
+        for name, value in values.items():
+            if name in tensor_params:
+                kind = type(value)
+                if kind is tensor or (kind is not Lazy and isinstance(value, tensor)):
+                    value = value.__tfjs_value__()
+                    kind = type(value)
+                if kind is Lazy:
+                    if value.tape is not self:
+                        raise TapeFallback("a value recorded by another gradient call")
+                    depends = True
+                    slot = value.slot
+                    wiring.append((name, slot, keys[slot]))
+                elif value is None:
+                    wiring.append((name, None))
+                elif kind is float or isinstance(value, jax.Array):
+                    if constants is None:
+                        constants = []
+                    constants.append(len(wiring))
+                    wiring.append((name, value))  # its slot once the op is recorded
+                else:
+                    return self._record_general(fn, values, tensor_params)
+            elif type(value) in _PLAIN:
+                wiring.append((name, (type(value), value)))
+            else:
+                return self._record_general(fn, values, tensor_params)
+        if not depends:
+            return False, None
+        if constants is not None:
+            for i in constants:
+                name, value = wiring[i]
+                slot = self._constant_slot(value)
+                wiring[i] = (name, slot, keys[slot])
+        key = (fn, tuple(wiring))
+        signature = _signatures.get(key)
+        if signature is None:
+            statics = {n: v for n, v in values.items() if n not in tensor_params}
+            dynamic = tuple(
+                (e[0], _NONE_TREE, ()) if e[1] is None else (e[0], _LEAF, (e[1],))
+                for e in wiring
+                if e[0] in tensor_params
+            )
+            signature = self._new_signature(key, fn, statics, dynamic)
+        return True, self._add(signature)
 
+    def _record_general(
+        self, fn: Callable[..., Any], values: dict[str, Any], tensor_params: Any
+    ) -> tuple[bool, Any]:
+        """`record` for any arguments (nested lists of tensors, numpy arrays, ints...)."""
         if not any(_depends(values[name]) for name in tensor_params if name in values):
             return False, None
         statics: dict[str, Any] = {}
@@ -246,7 +367,7 @@ class Tape:
             leaves, tree = jax.tree.flatten(value, is_leaf=_is_recorded_leaf)
             slots, static_leaves = [], []
             for i, leaf in enumerate(leaves):
-                if isinstance(leaf, Tensor):
+                if isinstance(leaf, _Tensor[0]):
                     leaf = leaf.__tfjs_value__()
                     leaves[i] = leaf
                 slot = self._leaf_slot(leaf)
@@ -260,29 +381,36 @@ class Tape:
                 frozen.append((name, tuple(static_leaves)))
             dynamic.append((name, tree, tuple(slots)))
         dynamic_t = tuple(dynamic)
-        in_avals = tuple(self.keys[s] for _, _, slots in dynamic_t for s in slots
-                         if s >= 0)
-        static_key = tuple(frozen)
-        wiring = tuple((name, tree, slots) for name, tree, slots in dynamic_t)
-        sig_key = (fn, static_key, tuple((n, t) for n, t, _ in wiring), in_avals)
-        signature = _signatures.get(sig_key)
+        in_keys = tuple(self.keys[s] for _, _, slots in dynamic_t for s in slots if s >= 0)
+        key = (fn, tuple(frozen), dynamic_t, in_keys)
+        signature = _signatures.get(key)
         if signature is None:
-            signature = self._signature(fn, statics, dynamic_t)
-            if len(_signatures) > _SIGNATURES_MAX:
-                _signatures.clear()
-            _signatures[sig_key] = signature
-        keys = tuple(self.constant(_unseeded_key()) for _ in range(signature.n_keys))
-        outs = []
-        lazies = []
-        for aval in signature.out_avals:
-            slot = len(self.avals)
-            self.avals.append(aval)
-            self.keys.append(_aval_key(aval))
-            outs.append(slot)
-            lazies.append(Lazy(self, slot, aval))
-        self.parts.append((fn, static_key, wiring, len(keys)))
-        self.nodes.append(_Node(fn, statics, dynamic_t, tuple(outs), signature.out_tree, keys))
-        return True, jax.tree.unflatten(signature.out_tree, lazies)
+            signature = self._new_signature(key, fn, statics, dynamic_t)
+        return True, self._add(signature)
+
+    def _new_signature(
+        self, key: Any, fn: Callable[..., Any], statics: dict[str, Any], dynamic: Any
+    ) -> _Signature:
+        signature = self._signature(fn, statics, dynamic)
+        if len(_signatures) > _SIGNATURES_MAX:
+            _signatures.clear()
+        _signatures[key] = signature
+        return signature
+
+    def _add(self, signature: _Signature) -> Any:
+        """Append the node of one op call to the tape; its result, of lazy Tensors."""
+        n_keys = signature.n_keys
+        keys = tuple([self.constant(_unseeded_key()) for _ in range(n_keys)]) if n_keys else ()
+        first = len(self.avals)
+        self.avals.extend(signature.out_avals)
+        self.keys.extend(signature.out_ids)
+        self.parts.append(signature.part)
+        self.nodes.append(_Node(signature, first, keys))
+        if signature.single:
+            shape, dtype, weak = signature.out_keys[0]
+            return _Tensor[0](Lazy(self, first, shape, dtype, weak))
+        lazies = [Lazy(self, first + i, *k) for i, k in enumerate(signature.out_keys)]
+        return jax.tree.unflatten(signature.out_tree, lazies)
 
     def _signature(
         self, fn: Callable[..., Any], statics: dict[str, Any], dynamic: Any
@@ -301,7 +429,11 @@ class Tape:
         with paused():
             out = jax.eval_shape(call, *avals)
         out_avals, out_tree = jax.tree.flatten(out)
-        return _Signature(out_tree, tuple(out_avals), drawn[0])
+        out_keys = tuple(_aval_key(a) for a in out_avals)
+        return _Signature(
+            fn, statics, dynamic, out_tree, tuple(out_avals), drawn[0], out_keys,
+            tuple(_aval_id(k) for k in out_keys), next(_part_ids), out_tree == _TENSOR_TREE[0],
+        )
 
     def index(self, tensor: Any, index: Any) -> Any:
         """`tensor[index]` of a recorded value, recorded (a static index only)."""
@@ -315,27 +447,23 @@ class Tape:
 
         with paused():
             for node in nodes:
-                it = iter(env[s] for _, _, slots in node.dynamic for s in slots if s >= 0)
+                op = node.op
+                it = iter(env[s] for _, _, slots in op.dynamic for s in slots if s >= 0)
                 with _rng.supplying([env[s] for s in node.keys]):
-                    out = node.fn(**_arguments(node.statics, node.dynamic, it))
-                for slot, leaf in zip(node.outs, jax.tree.leaves(out)):
+                    out = op.fn(**_arguments(op.statics, op.dynamic, it))
+                for slot, leaf in enumerate(jax.tree.leaves(out), node.first):
                     env[slot] = leaf
 
-    def _sources(self) -> list[Any]:
-        """f's inputs: arrays, or the Variables whose values they are."""
+    def _inputs(self) -> list[Any]:
         if self._primal_values is None:
-            self._primal_values = list(self._fetch())
+            with _store.detached():  # the Variables' own buffers, not f's bindings
+                self._primal_values = list(self._fetch())
         return self._primal_values
 
     def evaluate(self, slot: int) -> Any:
         """The value of one slot, from the cached forward program of the tape so far."""
-        from . import _store
-        from .variables import Variable, peek
-
-        if slot < self.n_primals:  # f's input itself: it reaches the user, so it is read
-            source = self._sources()[slot]
-            with _store.detached():  # the Variable's own buffer, not f's binding
-                return source.read() if isinstance(source, Variable) else source
+        if slot < self.n_primals:
+            return self._inputs()[slot]
         if slot in self.const_slots:
             return self.const_values[self.const_slots.index(slot)]
         key = (tuple(self.parts), slot)
@@ -355,11 +483,12 @@ class Tape:
             if len(_forward) > _PLANS_MAX:
                 _forward.clear()
             _forward[key] = run
-        # The program only reads the Variables' buffers, so they stay owned (a later step
-        # may donate them); the lock keeps another thread's step from donating them first.
+        if self._peek is None:
+            return run(list(self.const_values), self._inputs())
+        # The Variables' buffers go only into the program, which returns new arrays: they
+        # stay owned (a later step may donate them), so the lock covers the dispatch.
         with _store.LOCK:
-            primals = [peek(x) if isinstance(x, Variable) else x for x in self._sources()]
-            return run(list(self.const_values), primals)
+            return run(list(self.const_values), self._peek())
 
     def program(self, outputs: Sequence[Any], write_uids: tuple[int, ...], created: Any,
                 source: Any) -> Any:
@@ -412,16 +541,12 @@ class Tape:
 
 
 def _is_recorded_leaf(x: Any) -> bool:
-    from ._tensor import Tensor
-
-    return isinstance(x, Tensor) or type(x) is Lazy
+    return isinstance(x, _Tensor[0]) or type(x) is Lazy
 
 
 def _depends(value: Any) -> bool:
     """Whether an argument holds a value recorded on a tape (or a bound Variable)."""
-    from ._tensor import Tensor
-
-    if isinstance(value, Tensor):
+    if isinstance(value, _Tensor[0]):
         return type(value.__tfjs_value__()) is Lazy
     if type(value) is Lazy:
         return True
@@ -453,11 +578,6 @@ _traced_only: set[Any] = set()  # code objects of functions the tape could not r
 
 def usable(source: Any, primals: Sequence[Any]) -> bool:
     """Whether an eager gradient call of `source` runs on the tape."""
-    from jax.core import Tracer
-
-    from . import _store
-    from ._jax_internals import tracing
-
     return (
         ENABLED[0]
         and _active.get() is None
@@ -474,15 +594,15 @@ def run(
     bind_uids: Sequence[int],
     source: Any,
     fetch: Callable[[], list[Any]] | None,
+    peek: Callable[[], list[Any]] | None = None,
 ) -> Any:
     """Run `body` once on the tape; its `_trace.Program`. TapeFallback when it cannot be
     recorded (the caller then traces it; the function stays on that path)."""
-    from . import _store
-    from ._tensor import Tensor
-
+    Tensor = _Tensor[0]
     avals = [p if isinstance(p, ShapedArray) else jax.typeof(p) for p in primals]
-    tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)))
-    lazies = [Lazy(tape, i, a) for i, a in enumerate(avals)]
+    keys = [_aval_key(a) for a in avals]
+    tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)), keys, peek)
+    lazies = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
     token = _active.set(tape)
     try:
         effects = _store.run(
@@ -510,13 +630,12 @@ def run(
 
 
 def _output(y: Any) -> Any:
-    from ._tensor import Tensor
-    from ._trace import NotATensorError
-
-    if isinstance(y, Tensor):
+    if isinstance(y, _Tensor[0]):
         return y.__tfjs_value__()
     if isinstance(y, (jax.Array, Lazy)):
         return y
+    from ._trace import NotATensorError
+
     raise NotATensorError("The result y returned by f() must be a tensor.")
 
 
@@ -529,6 +648,19 @@ def _warn(source: Any, why: str) -> None:
         "path, which retraces it with JAX on every call (slower, same results).",
         stacklevel=5,
     )
+
+
+def assignable(value: Any) -> Any:
+    """What `Variable.assign(value)` stores when `value` holds a recorded value: the
+    `Lazy` itself inside its own f (the write is part of the tape, so the program
+    computes it), its value after f returned; None for anything else."""
+    if isinstance(value, _Tensor[0]):
+        value = value.__tfjs_value__()
+    if type(value) is not Lazy:
+        return None
+    if _active.get() is value.tape and _store.current() is not None:
+        return value
+    return value.materialize()
 
 
 def is_lazy(value: Any) -> bool:

@@ -464,3 +464,4 @@ def _unflatten(_aux: None, children: Any) -> Tensor:
 
 
 jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
+_tape.bind_tensor(Tensor)

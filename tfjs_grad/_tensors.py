@@ -263,6 +263,8 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
         optional = {p.name for p in params if p.default is None}
         argument_names = {name: _camel(name) for name in tensors}
         promoted = [name for name, kind in tensors.items() if kind == PROMOTED]
+        immediate = eager_only or tfjs_name in _tape.IMMEDIATE  # acts at once, on a tape too
+        active_tape = _tape.active
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -280,14 +282,17 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
                 if value is None and name in defaults:
                     values[name] = defaults[name]
             if depth.n == 0:
-                tape = _tape.active()
+                tape = active_tape()
                 if tape is not None:  # inside the f of an eager gradient call
-                    if eager_only or tfjs_name in _tape.IMMEDIATE:
+                    if immediate:
                         values = _tape.concrete(values, tensors)
                     else:
                         recorded, result = tape.record(wrapper, values, tensors)
                         if recorded:
-                            _scope.record(jax.tree.leaves(result, is_leaf=_is_tensor))
+                            if type(result) is Tensor:
+                                _scope.record((result,))
+                            else:
+                                _scope.record(jax.tree.leaves(result, is_leaf=_is_tensor))
                             return result
             raw = {name: values[name] for name in promoted if name in values}
             for name, kind in tensors.items():

@@ -29,7 +29,14 @@ from jax.core import ShapedArray, Tracer, eval_jaxpr
 
 from . import _store, _tape
 from ._jax_internals import concrete_reads, trace_to_jaxpr, tracing
-from ._jaxpr import has_callbacks, has_user_rules, lift_float_literals, needed_inputs, structure_key
+from ._jaxpr import (
+    has_callbacks,
+    has_user_rules,
+    lift_float_literals,
+    needed_inputs,
+    structure_id,
+    structure_key,
+)
 from ._tensor import Tensor
 from ._tensors import EagerOnlyError
 
@@ -70,43 +77,37 @@ _CONCRETIZATION = (
 _needs_concrete: set[Any] = set()  # code objects of functions that read values while running
 
 
-def _values(fetch: Callable[[], list[Any]]) -> list[Any]:
-    """What `fetch` gives, Variables read (their buffers are then shared with the user)."""
-    from .variables import Variable
-
-    return [x.read() if isinstance(x, Variable) else x for x in fetch()]
-
-
 def trace(
     body: Callable[..., Any],
     primals: Sequence[Any],
     bind_uids: Sequence[int],
     source: Any = None,
     fetch: Callable[[], list[Any]] | None = None,
+    peek: Callable[[], list[Any]] | None = None,
 ) -> Program:
     """Run `body(*primals)` once, with `bind_uids[i]` reading `primals[i]`.
 
     `primals` may be arrays or abstract values (`jax.core.ShapedArray`); `fetch` then
-    gives their values (arrays or the Variables holding them) if `source` (the user's
-    function, named in errors and warnings) turns out to need concrete values: it runs on
-    those under `jax.linearize`.
+    gives their values if `source` (the user's function, named in errors and warnings)
+    turns out to need concrete values: it runs on those under `jax.linearize`. `peek`
+    gives them for a program only (the eager tape's value reads): they stay owned.
     """
     if _tape.active() is not None:  # a gradient inside f: f runs on the traced path
         raise _tape.TapeFallback("a gradient function inside f", quiet=True)
     if _tape.usable(source, primals):
         try:
-            return _tape.run(body, primals, bind_uids, source, fetch)
+            return _tape.run(body, primals, bind_uids, source, fetch, peek)
         except _tape.TapeFallback:
             pass  # the traced path below is always correct
     code = getattr(source, "__code__", None)
     if code is not None and code in _needs_concrete and _can_run_concretely(primals):
-        return _linearize(body, _values(fetch) if fetch else list(primals), bind_uids)
+        return _linearize(body, fetch() if fetch else list(primals), bind_uids)
     try:
         return _trace(body, primals, bind_uids, source)
     except _CONCRETIZATION:
         if not _can_run_concretely(primals):
             raise
-        values = _values(fetch) if fetch else list(primals)
+        values = fetch() if fetch else list(primals)
         if any(isinstance(v, Tracer) for v in values):
             raise
         if code is not None:
@@ -325,7 +326,7 @@ def program_key(program: Program) -> Any | None:
         return None
     if has_callbacks(program.jaxpr) or has_user_rules(program.jaxpr):
         return None
-    return (structure_key(program.jaxpr), program.connected)
+    return (structure_id(program.jaxpr), program.connected)
 
 
 def _transpose(program: Program, dy: Any) -> tuple[Any, list[Any], list[Any]]:

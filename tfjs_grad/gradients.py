@@ -19,7 +19,7 @@ from . import _store, _tape, _trace
 from ._scope import track
 from ._tensor import Tensor
 from ._tensors import ArrayLike, convert, dtype_name, js_shape
-from .variables import Variable, _js_key_order, registered_variables
+from .variables import Variable, _js_key_order, peek, registered_variables
 
 _NO_PATH = (
     "Cannot compute gradient of y=f(x) with respect to x. Make sure that the f you passed "
@@ -57,8 +57,16 @@ def _check_fn(f: Any, api: str) -> None:
         raise TypeError(f"The f passed in {api}(f) must be a function")
 
 
+_inexact: set[Any] = set()  # dtypes seen to be inexact (checked on every eager step)
+
+
 def _differentiable(x: Any, argument: str, api: str) -> Any:
-    if not jnp.issubdtype(x.dtype, jnp.inexact):
+    dtype = x.dtype
+    if dtype in _inexact:
+        return x
+    if jnp.issubdtype(dtype, jnp.inexact):
+        _inexact.add(dtype)
+    else:
         raise TypeError(
             f"Argument '{argument}' passed to 'tf.{api}' must be a float tensor to be "
             f"differentiated, but got a {dtype_name(x.dtype)} tensor (JAX cannot differentiate "
@@ -280,7 +288,8 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
         [v.aval() for v in trainable],
         [v.id for v in trainable],
         f,
-        fetch=lambda: list(trainable),
+        fetch=lambda: [v.read() for v in trainable],
+        peek=lambda: [peek(v) for v in trainable],
     )
     connected = [v for v, c in zip(trainable, program.connected) if c]
     if not connected:

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.core import ShapedArray, Tracer
 
-from . import _store
+from . import _store, _tape
 from ._jax_internals import staging
 from ._tensor import Tensor
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
@@ -42,7 +42,8 @@ _epoch = [0]
 # Bumped whenever a Variable's buffer or its shared flag changes (and with `_epoch`): a
 # compiled step that committed last and sees it unchanged may reuse what it committed.
 _moves = [0]
-_ordered: list[Any] = [-1, []]  # [version, names in JS key order] for registered_variables
+# [version, names in JS key order, (name, weakref) of the live ones] for registered_variables
+_ordered: list[Any] = [-1, [], []]
 
 
 class TracedAssignError(TypeError, ValueError):
@@ -134,6 +135,7 @@ class Variable(Tensor):
         "_threaded",
         "_disposed",
         "_sharding",
+        "_aval_memo",
     )
     __array_priority__ = 100
     __hash__ = object.__hash__  # type: ignore[assignment]  (identity: dict keys, sets)
@@ -302,9 +304,18 @@ class Variable(Tensor):
             if self._uid in frame.values:
                 return jax.typeof(frame.values[self._uid])
             frame = frame.parent
-        if self._buffer is None:
+        buffer = self._buffer
+        if buffer is None:
             return ShapedArray(self._shape, self._dtype)
-        return jax.typeof(self._buffer)
+        # jax.typeof is a function of the buffer's aval and sharding, which a compiled
+        # step's outputs share from call to call: remembered for the last pair seen.
+        raw, sharding = buffer.aval, buffer.sharding
+        memo = getattr(self, "_aval_memo", None)
+        if memo is not None and memo[0] is raw and memo[1] is sharding:
+            return memo[2]
+        aval = jax.typeof(buffer)
+        self._aval_memo = (raw, sharding, aval)
+        return aval
 
     @property
     def value(self) -> jax.Array:
@@ -313,7 +324,9 @@ class Variable(Tensor):
 
     def assign(self, new_value: ArrayLike) -> None:
         """Replace the value; dtype and shape must match exactly (tfjs's rule)."""
-        value = convert(new_value, argument="new_value", fn="assign")
+        value = _tape.assignable(new_value)  # a value f computed, on the eager tape
+        if value is None:
+            value = convert(new_value, argument="new_value", fn="assign")
         self._check_disposed()
         if value.dtype != self._dtype:
             raise ValueError(
@@ -568,11 +581,15 @@ def registered_variables() -> dict[str, Variable]:
     >>> "doc_registered" in tf.registered_variables()
     False
     """
-    if _ordered[0] != _version[0]:
+    version = _version[0]
+    if _ordered[0] != version:
         _ordered[1] = _js_key_order(_registry.keys())
-        _ordered[0] = _version[0]
-    live = dict(_registry.items())
-    return {name: live[name] for name in _ordered[1] if name in live}
+        live = dict(_registry.items())
+        _ordered[2] = [(name, weakref.ref(live[name])) for name in _ordered[1] if name in live]
+        _ordered[0] = version  # (read first: a change meanwhile rebuilds next time)
+    # (weak references: one that died since is left out, as the registry leaves it out)
+    found = {name: ref() for name, ref in _ordered[2]}
+    return {name: v for name, v in found.items() if v is not None}
 
 
 def as_var_list(var_list: Any, fn: str) -> list[Variable]:

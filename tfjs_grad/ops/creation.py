@@ -103,11 +103,38 @@ def scalar(value: ArrayLike, dtype: Any = None) -> jax.Array:
     >>> tf.scalar(3.5)
     Tensor(3.5, shape=(), dtype=float32)
     """
+    host = _host_scalar(value, dtype)
+    if host is not None:
+        return jnp.asarray(host)
     if isinstance(value, (list, tuple)) or np.ndim(value) > 0:
         raise ValueError(
             "Error creating a new Scalar: value must be a primitive (number|boolean|string)"
         )
     return _make(_values(value, "scalar"), None, dtype)
+
+
+_HOST_DTYPES = {np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_)}
+
+
+def _host_scalar(value: Any, dtype: Any) -> np.ndarray | None:
+    """A Python number parsed as tfjs parses it (a float32 JS number, then `dtype`) on the
+    host, so that making it costs one transfer; None where the device path decides (not
+    a plain number, NaN, infinities, outside the int32 range).
+
+    >>> _host_scalar(2.7, "int32")
+    array(2, dtype=int32)
+    """
+    kind = type(value)
+    if kind is bool:
+        parsed = np.asarray(value)
+    elif (kind is int or kind is float) and -(2.0**31) < value < 2.0**31:
+        parsed = np.asarray(value, np.float32)
+    else:
+        return None
+    target = to_dtype(dtype) if dtype is not None else parsed.dtype
+    if target not in _HOST_DTYPES:
+        return None
+    return np.asarray(parse_as(parsed, target))
 
 
 def _ranked(values: ArrayLike, shape: Shape | None, dtype: Any, rank: int) -> jax.Array:

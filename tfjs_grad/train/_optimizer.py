@@ -32,10 +32,10 @@ from .._tensors import ArrayLike, convert
 from ..gradients import LossProgram, VariableGrads, loss_gradients, loss_program, variable_grads
 from ..variables import (
     Variable,
-    commit,
-    lend,
+    commit_all,
+    epoch,
+    gather,
     lookup_variable,
-    peek,
     registered_variables,
     variable,
     variable_by_uid,
@@ -52,6 +52,7 @@ from ._validation import (
 
 _optimizer_ids = itertools.count()
 _state_ids: set[int] = set()  # Variable.id of every Variable made to hold optimizer state
+_FUSED_MAX = 64  # fused minimize plans kept per optimizer
 
 
 def is_optimizer_state(var: Variable) -> bool:
@@ -118,6 +119,8 @@ class Optimizer:
         self._layout = _state.StateLayout()
         _state_ids.add(self._iterations.id)
         self._compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
+        # fused minimize plans by what decides them (see _minimize_in_one_program)
+        self._fused: dict[tuple[Any, ...], tuple[Any, Any]] = {}
         self._rate_nodes: tuple[int, list[Any]] = (-1, [])
         self._disposed = False
         # Shared state (counters, the learning rate) exists from the start, as tfjs's
@@ -184,19 +187,38 @@ class Optimizer:
             with self._transaction():
                 tracked = self._ensure_state(targets, tracked)
                 layout = self._layout
-                fused = _step.plan_fused_step(loss, tracked, layout, self._iterations)
                 donate = _store.donation_allowed()
+                # The plan depends on these alone (the tracked Variables and the state
+                # are the layout's): worked out once per layout, not on every step.
+                plan_key = (
+                    key,
+                    layout.version,
+                    donate,
+                    program.needed,
+                    tuple([v.id for v in loss.trainable]),
+                    tuple([v.id for v in loss.connected]),
+                )
+                found = self._fused.get(plan_key)
+                fused = None if found is None else _step.resolve(found[1])
+                if found is None or fused is None:
+                    fused = _step.plan_fused_step(loss, tracked, layout, self._iterations)
+                    run_key = ("minimize", key, layout.version, fused.has_grad, fused.plan, donate)
+                    if len(self._fused) >= _FUSED_MAX:
+                        self._fused.clear()
+                    self._fused[plan_key] = (run_key, _step.remember(fused))
+                else:
+                    run_key = found[0]
                 run = _trace.cached(
-                    ("minimize", key, layout.version, fused.has_grad, fused.plan, donate),
+                    run_key,
                     lambda: _step.fused_step(self._update_fn(fused.has_grad), program, fused.plan),
                     donate=(0,) if donate else (),
                 )
-                donated = [lend(var) if donate else peek(var) for var in fused.written]
-                value, new = run(donated, [peek(var) for var in fused.read], program.consts)
+                since = epoch()
+                donated, kept, shared = gather(fused.written, fused.read, donate)
+                value, new = run(donated, kept, program.consts)
                 if not donate:  # a failure at run time must show before the commit
                     jax.block_until_ready((value, new))
-            for var, array in zip(fused.written, new):
-                commit(var, array)
+            commit_all(fused.written, new, shared, since)
         return value
 
     def compute_gradients(
@@ -572,6 +594,7 @@ class Optimizer:
             var.dispose()
         self._layout = _state.StateLayout()
         self._compiled = {}
+        self._fused = {}
 
     def _check_alive(self) -> None:
         if self._disposed:

@@ -3,6 +3,7 @@ and the fused eager `minimize`: the loss's vjp and the update in one program."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -101,6 +102,29 @@ def plan_fused_step(
         leaves=(n_grads, n_grads + len(layout.leaves)),
     )
     return FusedStep(plan, has_grad, written, read)
+
+
+Remembered = tuple[FusedPlan, tuple[bool, ...], tuple[Any, ...], tuple[Any, ...]]
+
+
+def remember(fused: FusedStep) -> Remembered:
+    """A fused step to keep between calls, holding its Variables weakly."""
+    return (
+        fused.plan,
+        fused.has_grad,
+        tuple(map(weakref.ref, fused.written)),
+        tuple(map(weakref.ref, fused.read)),
+    )
+
+
+def resolve(remembered: Remembered) -> FusedStep | None:
+    """The remembered fused step, or None if one of its Variables has gone."""
+    plan, has_grad, written_refs, read_refs = remembered
+    written = [ref() for ref in written_refs]
+    read = [ref() for ref in read_refs]
+    if any(v is None for v in written) or any(v is None for v in read):
+        return None
+    return FusedStep(plan, has_grad, written, read)  # type: ignore[arg-type]
 
 
 def fused_step(

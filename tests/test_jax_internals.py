@@ -169,3 +169,25 @@ def test_an_unseeded_draw_under_jax_jit_still_warns_through_the_fallback(public_
     assert _jax_internals.trace_kinds() is None
     with pytest.warns(_rng.UnseededDrawWarning, match="jax.jit"):
         jax.jit(lambda: tf.random_uniform([2]))()
+
+
+def test_jax_arrays_binary_operators_are_found_and_defer_to_tensors():
+    # the layout `asked_by_jax_operator` expects; if JAX moves it, `jnp_array @ t` silently
+    # becomes JAX's operator again (a raw array, and the eager tape falls back): fail here
+    seen = []
+
+    class Probe:
+        @property
+        def __jax_array__(self):
+            import inspect
+
+            seen.append(_jax_internals.asked_by_jax_operator(inspect.currentframe().f_back))
+            raise AttributeError("__jax_array__")
+
+        def __radd__(self, other):
+            return "deferred"
+
+    assert jnp.ones(2) + Probe() == "deferred"
+    assert seen == [True]
+    assert not _jax_internals.asked_by_jax_operator(None)
+    assert type(jnp.ones(2) + tf.ones([2])) is tf.Tensor

@@ -5,6 +5,7 @@ tests/reference/tensor.json (gen_tensor.js); result types; copies of Variables; 
 from __future__ import annotations
 
 import asyncio
+import warnings
 import copy
 import pickle
 
@@ -304,6 +305,41 @@ def test_operators_are_the_tf_ops():
     m = tf.tensor2d([[1, 2], [3, 4]])
     assert (m @ m).arraySync() == [[7, 10], [15, 22]]
     assert all(isinstance(r, tf.Tensor) for r in (x + 1, 1 + x, x @ x, m @ m, x < 2, -x))
+
+
+def test_a_jax_or_numpy_array_on_the_left_gives_the_tf_op():
+    x = tf.tensor1d([1, 2, 3])
+    m = tf.tensor2d([[1, 2], [3, 4]])
+    for left in (jnp.asarray([2.0, 4.0, 8.0]), np.asarray([2.0, 4.0, 8.0], np.float32)):
+        cases = {
+            "+": (left + x, tf.add(left, x)),
+            "-": (left - x, tf.sub(left, x)),
+            "*": (left * x, tf.mul(left, x)),
+            "/": (left / x, tf.div(left, x)),
+            "**": (left**x, tf.pow(left, x)),
+            "@": (left @ x, tf.dot(left, x)),
+            ">": (left > x, tf.greater(left, x)),
+            "==": (left == x, tf.equal(left, x)),
+        }
+        for name, (got, expected) in cases.items():
+            assert type(got) is tf.Tensor, (type(left), name)
+            assert got.arraySync() == expected.arraySync() and got.dtype == expected.dtype
+    rows = jnp.asarray([[1.0, 0.0]]) @ m
+    assert type(rows) is tf.Tensor and rows.arraySync() == [[1, 2]]
+    # so a method chain after one works, eagerly, on the tape and under jax.jit
+    w = tf.variable(tf.tensor2d([[1.0, -1.0], [2.0, 0.5]]), name="left_operand_w")
+    batch = jnp.asarray([[1.0, 2.0], [-1.0, 1.0]])
+    assert (batch @ w).relu().sum().arraySync() == 7.5  # relu([[5, 0], [1, 1.5]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value, grads = tf.variableGrads(lambda: (batch @ w).relu().sum())
+    assert not [c for c in caught if "cannot record" in str(c.message)]  # stayed on the tape
+    expected = jax.grad(lambda a: jnp.sum(jax.nn.relu(batch @ a)))(jnp.asarray(w))
+    np.testing.assert_allclose(np.asarray(grads[w.name]), expected)
+    assert float(value) == 7.5
+    assert type(jax.jit(lambda a, b: a * b)(jnp.ones(2), tf.ones([2]))) is tf.Tensor
+    assert type(jnp.sin(x)) is not tf.Tensor  # jnp functions still give jax Arrays
+    w.dispose()
 
 
 def test_python_protocols_behave_as_on_a_jax_array():

@@ -240,3 +240,21 @@ def concrete_reads() -> Iterator[None]:
         yield
     finally:
         _reading_concretely.reset(token)
+
+
+# jax.Array's binary operators (`x + t`, `x @ t`, `x == t`) live in this module as
+# `_operator_<name>` functions; each asks the other operand for `__jax_array__` first.
+_ARRAY_METHODS = "jax._src.numpy.array_methods"
+
+
+def asked_by_jax_operator(frame: Any) -> bool:
+    """Whether `frame` (the code reading a Tensor's `__jax_array__`) is one of jax.Array's
+    binary operators. Hiding the attribute from it makes the operator return NotImplemented,
+    so Python calls the Tensor's reflected operator, the tf op (`jnp_array @ w` is
+    `tf.matMul`). Elsewhere (`jnp.*`, `lax.*`) the attribute converts as usual; on another
+    JAX layout this answers False and `jnp_array @ t` is JAX's operator, as before."""
+    return (
+        frame is not None
+        and frame.f_code.co_name.startswith("_operator_")
+        and frame.f_globals.get("__name__") == _ARRAY_METHODS
+    )

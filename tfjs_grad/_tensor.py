@@ -13,6 +13,7 @@ deleted behind their back.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 import threading
@@ -24,6 +25,7 @@ import numpy as np
 from jax.core import Tracer
 
 from . import _tape
+from ._jax_internals import asked_by_jax_operator
 
 DISPOSED_MESSAGE = "Tensor is disposed."
 
@@ -88,7 +90,14 @@ class Tensor:
 
     __tfjs_value__ = _get  # what the argument converter takes
 
-    def __jax_array__(self) -> Any:
+    @property
+    def __jax_array__(self) -> Callable[[], Any]:
+        # `jax_array + t` gives the tf op (a Tensor), as `t + jax_array` does
+        if asked_by_jax_operator(inspect.currentframe().f_back):  # type: ignore[union-attr]
+            raise AttributeError("__jax_array__")
+        return self._as_jax_array
+
+    def _as_jax_array(self) -> Any:
         value = self._get()
         if type(value) is _tape.Lazy:  # a jnp/lax call on a value the tape recorded
             _tape.refuse(value)

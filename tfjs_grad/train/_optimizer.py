@@ -215,7 +215,7 @@ class Optimizer:
                 )
                 since = epoch()
                 donated, kept, shared = gather(fused.written, fused.read, donate)
-                value, new = run(donated, kept, program.consts)
+                new, value = run(donated, kept, program.consts)
                 if not donate:  # a failure at run time must show before the commit
                     jax.block_until_ready((value, new))
             commit_all(fused.written, new, shared, since)

@@ -130,7 +130,7 @@ def resolve(remembered: Remembered) -> FusedStep | None:
 def fused_step(
     update: Callable[..., Any], program: _trace.Program, plan: FusedPlan
 ) -> Callable[..., Any]:
-    """`step(donated, kept, consts) -> (loss value, new values of the donated arrays)`."""
+    """`step(donated, kept, consts) -> (new values of the donated arrays, loss value)`."""
     jaxpr, connected = program.jaxpr, program.connected
 
     def step(donated: list[Any], kept: list[Any], consts: list[Any]) -> Any:
@@ -146,6 +146,8 @@ def fused_step(
             donated[first:last],
             donated[last],
         )
-        return value, [*new_params, *new_state, new_count]
+        # new state first: JAX pairs each donated input with the first output of its shape
+        # and dtype, so a scalar loss in front would take a scalar state leaf's buffer
+        return [*new_params, *new_state, new_count], value
 
     return step

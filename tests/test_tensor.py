@@ -5,9 +5,9 @@ tests/reference/tensor.json (gen_tensor.js); result types; copies of Variables; 
 from __future__ import annotations
 
 import asyncio
-import warnings
 import copy
 import pickle
+import warnings
 
 import jax
 import jax.numpy as jnp

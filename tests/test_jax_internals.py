@@ -191,3 +191,4 @@ def test_jax_arrays_binary_operators_are_found_and_defer_to_tensors():
     assert seen == [True]
     assert not _jax_internals.asked_by_jax_operator(None)
     assert type(jnp.ones(2) + tf.ones([2])) is tf.Tensor
+    assert not isinstance(jax.jit(lambda a: a + tf.ones([2]))(jnp.ones(2)), tf.Tensor)

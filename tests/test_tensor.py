@@ -337,7 +337,11 @@ def test_a_jax_or_numpy_array_on_the_left_gives_the_tf_op():
     expected = jax.grad(lambda a: jnp.sum(jax.nn.relu(batch @ a)))(jnp.asarray(w))
     np.testing.assert_allclose(np.asarray(grads[w.name]), expected)
     assert float(value) == 7.5
-    assert type(jax.jit(lambda a, b: a * b)(jnp.ones(2), tf.ones([2]))) is tf.Tensor
+    # a tracer on the left (the user's own transform) keeps JAX's operator and its array
+    data = jnp.ones(2)  # a concrete array closed over is still an array: the tf op
+    assert type(jax.jit(lambda a: data * a)(tf.ones([2]))) is tf.Tensor
+    assert not isinstance(jax.jit(lambda a, b: a * b)(jnp.ones(2), tf.ones([2])), tf.Tensor)
+    assert float(jax.grad(lambda s: s * tf.scalar(3.0))(1.0)) == 3.0
     assert type(jnp.sin(x)) is not tf.Tensor  # jnp functions still give jax Arrays
     w.dispose()
 

@@ -249,12 +249,16 @@ _ARRAY_METHODS = "jax._src.numpy.array_methods"
 
 def asked_by_jax_operator(frame: Any) -> bool:
     """Whether `frame` (the code reading a Tensor's `__jax_array__`) is one of jax.Array's
-    binary operators. Hiding the attribute from it makes the operator return NotImplemented,
-    so Python calls the Tensor's reflected operator, the tf op (`jnp_array @ w` is
-    `tf.matMul`). Elsewhere (`jnp.*`, `lax.*`) the attribute converts as usual; on another
-    JAX layout this answers False and `jnp_array @ t` is JAX's operator, as before."""
+    binary operators applied to a concrete array (`jnp_array @ t`, `np_array + t` goes through
+    numpy's own deferral). Hiding the attribute from it makes the operator return
+    NotImplemented, so Python calls the Tensor's reflected operator, the tf op. With a JAX
+    tracer on the left (inside the user's own jax.jit/grad/vmap) JAX's operator stays, so
+    `jax.grad(lambda x: x * t)` still returns an array. Elsewhere (`jnp.*`, `lax.*`) the
+    attribute converts as usual; on another JAX layout this answers False and the operator
+    is JAX's, as before."""
     return (
         frame is not None
         and frame.f_code.co_name.startswith("_operator_")
         and frame.f_globals.get("__name__") == _ARRAY_METHODS
+        and not isinstance(frame.f_locals.get("self"), Tracer)
     )

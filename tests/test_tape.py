@@ -110,6 +110,21 @@ def test_new_python_floats_are_the_same_program():
     assert len(_tape._plans) == plans
 
 
+def test_a_static_float_keeps_its_sign_of_zero():
+    # 0.0 == -0.0 in Python, so a signature cache keyed by value alone replayed the first
+    x = tf.tensor1d([-1.0, 2.0])
+    signs = []
+
+    def f(x, alpha):
+        y = x.leakyRelu(alpha)  # -1 * alpha: -0.0 for alpha 0.0, 0.0 for alpha -0.0
+        signs.append(bool(np.signbit(y.dataSync()[0])))
+        return y.sum()
+
+    for alpha in (0.0, -0.0, 0.0):
+        tf.grad(lambda x, a=alpha: f(x, a))(x)
+    assert signs == [True, False, True]
+
+
 def test_a_value_read_in_f_sees_the_value_and_the_gradient_covers_the_whole_tape():
     seen = []
 

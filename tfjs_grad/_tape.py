@@ -204,6 +204,8 @@ _SIGNATURES_MAX = 4096
 
 def _freeze(value: Any) -> Any:
     """A hashable stand-in for a static argument; TapeFallback when there is none."""
+    if type(value) is float:  # 0.0 == -0.0, but they are different arguments
+        return (float, value, math.copysign(1.0, value))
     if value is None or isinstance(value, (bool, int, float, str)):
         return (type(value), value)
     if isinstance(value, (list, tuple)):
@@ -328,7 +330,7 @@ class Tape:
                 else:
                     return self._record_general(fn, values, tensor_params)
             elif type(value) in _PLAIN:
-                wiring.append((name, (type(value), value)))
+                wiring.append((name, _freeze(value)))
             else:
                 return self._record_general(fn, values, tensor_params)
         if not depends:

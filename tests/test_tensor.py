@@ -215,6 +215,19 @@ def test_conversions_match_tfjs(name):
     assert_matches(out, _FIXTURE["conversions"][name])
 
 
+@pytest.mark.parametrize("case", _FIXTURE["numbers"], ids=lambda c: c["dtype"])
+def test_numbers_parse_straight_into_the_dtype_as_tfjs(case):
+    """JS numbers are float64: int32 keeps 16777217 (not float32's 16777216), wraps modulo
+    2**32 and takes NaN/infinities to 0; bool is Math.round(v) != 0."""
+    values = [decode(v) for v in case["values"]]
+    dtype = case["dtype"]
+    assert_matches(tf.tensor1d(values, dtype), case["tensor1d"], rtol=0, atol=0)
+    assert_matches(tf.tensor(values, [len(values)], dtype), case["tensor1d"], rtol=0, atol=0)
+    for value, expected in zip(values, case["scalars"]):
+        assert_matches(tf.scalar(value, dtype), expected, rtol=0, atol=0)
+        assert_matches(tf.tensor(value, None, dtype), expected, rtol=0, atol=0)
+
+
 def test_conversion_errors_have_tfjs_messages():
     x = tf.tensor2d([[1, 2, 3], [4, 5, 6]])
     with pytest.raises(ValueError) as info:

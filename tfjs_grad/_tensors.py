@@ -128,7 +128,9 @@ def _parse(values: Any, argument: str, fn: str) -> tuple[Any, Any]:
         return array, np.dtype(np.bool_)
     if array.dtype.kind not in "iuf":
         raise _not_tensor_like(argument, fn, values)
-    return array, np.dtype(np.float32)  # JS numbers
+    if isinstance(array, np.ndarray):
+        array = array.astype(np.float64)  # JS numbers: float64 until parsed into a dtype
+    return array, np.dtype(np.float32)
 
 
 def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype: Any = None):
@@ -183,10 +185,21 @@ def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype
 
 def parse_as(array: Any, dtype: Any) -> Any:
     """Values converted as tfjs's `toTypedArray` does: int32 truncates, bool is
-    `Math.round(v) != 0` (so 0.4 is false, 0.5 true)."""
-    if np.dtype(dtype) == np.bool_ and array.dtype != np.bool_:
+    `Math.round(v) != 0` (so 0.4 is false, 0.5 true). Host floats (JS numbers) become
+    int32 as JS's Int32Array takes them: NaN and infinities 0, the rest wrapped modulo
+    2**32 (the same on every CPU, where a plain cast of an out-of-range float is not).
+
+    >>> parse_as(np.asarray([16777217.0, 2.0**31, -2.9, np.nan]), "int32").tolist()
+    [16777217, -2147483648, -2, 0]
+    """
+    target = np.dtype(dtype)
+    if target == np.bool_ and array.dtype != np.bool_:
         xp = np if isinstance(array, np.ndarray) else jnp
         return xp.floor(array + 0.5) != 0
+    if target == np.int32 and isinstance(array, np.ndarray) and array.dtype.kind == "f":
+        whole = np.trunc(np.where(np.isfinite(array), array, 0.0))
+        wrapped = np.mod(whole, 2.0**32)  # exact: float64 integers
+        return np.where(wrapped >= 2.0**31, wrapped - 2.0**32, wrapped).astype(np.int32)
     return array.astype(dtype)
 
 

@@ -90,9 +90,20 @@ async function main() {
   behaviours.int_buffer_set = {get: buf.get(0, 1), toTensor: encode(buf.toTensor())};
   const v = tf.tensor1d([1, 2]).variable(false, 'gen_tensor_v', 'float32');
   behaviours.variable = {name: v.name, trainable: v.trainable, value: encode(v)};
+  // JS numbers are float64: toTypedArray parses them straight into the dtype (Int32Array
+  // truncates and wraps modulo 2**32, NaN and infinities give 0; bool is Math.round != 0)
+  const numberValues = [16777217, -16777217, 16777219, 2147483647, 2147483648, 2147483653,
+    -2147483649, 4294967299, 1e10, -1e10, 2.9, -2.9, 0.5, -0.5, 1.5, 2.5, 0.1, -0,
+    9007199254740993, NaN, Infinity, -Infinity];
+  const numbers = ['float32', 'int32', 'bool'].map((dtype) => ({
+    dtype,
+    values: numberValues.map((v) => encode(v)),
+    tensor1d: encode(tf.tensor1d(numberValues, dtype)),
+    scalars: numberValues.map((v) => encode(tf.scalar(v, dtype))),
+  }));
   fs.writeFileSync(`${__dirname}/tensor.json`, JSON.stringify({
     generator: 'tests/reference/gen_tensor.js', tfjs_version: tf.version.tfjs,
-    backend: tf.getBackend(), entries, conversions, errors, behaviours,
+    backend: tf.getBackend(), entries, conversions, errors, behaviours, numbers,
   }, null, 1) + '\n');
 }
 

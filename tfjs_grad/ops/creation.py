@@ -49,9 +49,14 @@ _NOT_VALUES = (
 )
 
 
-def _values(values: ArrayLike, fn: str) -> jax.Array:
+def _values(values: ArrayLike, fn: str, dtype: Any = None) -> jax.Array:
+    """`values` as an array; Python numbers (JS numbers) parsed straight into `dtype`, as
+    tfjs's `toTypedArray` does (not through float32: int32 keeps 16777217)."""
+    parse = None
+    if dtype is not None and isinstance(values, (int, float, list, tuple)):
+        parse = to_dtype(dtype).name
     try:
-        return convert(values, argument="values", fn=fn)
+        return convert(values, argument="values", fn=fn, dtype=parse)
     except TypeError:
         raise TypeError(_NOT_VALUES) from None
 
@@ -92,7 +97,7 @@ def tensor(values: ArrayLike, shape: Shape | None = None, dtype: Any = None) -> 
     >>> tf.tensor([1.7, -1.7], None, "int32")
     Tensor([ 1, -1], shape=(2,), dtype=int32)
     """
-    return _make(_values(values, "tensor"), shape, dtype)
+    return _make(_values(values, "tensor", dtype), shape, dtype)
 
 
 @op("scalar")
@@ -110,28 +115,28 @@ def scalar(value: ArrayLike, dtype: Any = None) -> jax.Array:
         raise ValueError(
             "Error creating a new Scalar: value must be a primitive (number|boolean|string)"
         )
-    return _make(_values(value, "scalar"), None, dtype)
+    return _make(_values(value, "scalar", dtype), None, dtype)
 
 
 _HOST_DTYPES = {np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_)}
 
 
 def _host_scalar(value: Any, dtype: Any) -> np.ndarray | None:
-    """A Python number parsed as tfjs parses it (a float32 JS number, then `dtype`) on the
+    """A Python number parsed as tfjs parses it (a float64 JS number, then `dtype`) on the
     host, so that making it costs one transfer; None where the device path decides (not
-    a plain number, NaN, infinities, outside the int32 range).
+    a plain number, or an int too large for a JS number's range checks here).
 
-    >>> _host_scalar(2.7, "int32")
-    array(2, dtype=int32)
+    >>> _host_scalar(2.7, "int32"), _host_scalar(16777217, "int32")
+    (array(2, dtype=int32), array(16777217, dtype=int32))
     """
     kind = type(value)
     if kind is bool:
-        parsed = np.asarray(value)
-    elif (kind is int or kind is float) and -(2.0**31) < value < 2.0**31:
-        parsed = np.asarray(value, np.float32)
+        parsed, inferred = np.asarray(value), np.dtype(np.bool_)
+    elif kind is float or (kind is int and -(2**63) < value < 2**63):
+        parsed, inferred = np.asarray(value, np.float64), np.dtype(np.float32)
     else:
         return None
-    target = to_dtype(dtype) if dtype is not None else parsed.dtype
+    target = to_dtype(dtype) if dtype is not None else inferred
     if target not in _HOST_DTYPES:
         return None
     return np.asarray(parse_as(parsed, target))
@@ -142,7 +147,7 @@ def _ranked(values: ArrayLike, shape: Shape | None, dtype: Any, rank: int) -> ja
     names = {2: "two", 3: "three", 4: "four"}
     if shape is not None and len(shape) != rank:
         raise ValueError(f"{fn}() requires shape to have {names[rank]} numbers")
-    array = _values(values, fn)
+    array = _values(values, fn, dtype)
     inferred_rank = array.ndim
     if inferred_rank not in (rank, 1):
         raise ValueError(f"{fn}() requires values to be number{'[]' * rank} or flat/TypedArray")
@@ -160,7 +165,7 @@ def tensor1d(values: ArrayLike, dtype: Any = None) -> jax.Array:
     >>> tf.tensor1d([1, 2, 3])
     Tensor([1., 2., 3.], shape=(3,), dtype=float32)
     """
-    array = _values(values, "tensor1d")
+    array = _values(values, "tensor1d", dtype)
     if array.ndim != 1:
         raise ValueError("tensor1d() requires values to be a flat/TypedArray")
     return _make(array, None, dtype)

@@ -124,7 +124,7 @@ _HOST_DTYPES = {np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_)}
 def _host_scalar(value: Any, dtype: Any) -> np.ndarray | None:
     """A Python number parsed as tfjs parses it (a float64 JS number, then `dtype`) on the
     host, so that making it costs one transfer; None where the device path decides (not
-    a plain number, or an int too large for a JS number's range checks here).
+    a plain number, or an int outside int64's range).
 
     >>> _host_scalar(2.7, "int32"), _host_scalar(16777217, "int32")
     (array(2, dtype=int32), array(16777217, dtype=int32))

@@ -19,28 +19,23 @@ import tfjs_grad as tf
 @pytest.fixture(autouse=True, params=["tape", "traced"])
 def eager_path(request):
     """Every test runs twice: on the eager tape and forced onto the traced path."""
-    from tfjs_grad import _tape, _trace
+    from tfjs_grad import _tape
 
-    saved = _tape.ENABLED[0], set(_tape._traced_only), set(_trace._needs_concrete)
+    saved = _tape.ENABLED[0], set(_tape._staged_from_start)
     _tape.ENABLED[0] = request.param == "tape"
-    _tape._traced_only.clear()  # each test's functions start unseen on both paths
-    _trace._needs_concrete.clear()
+    _tape._staged_from_start.clear()  # each test's functions start unseen on both paths
     yield request.param
     _tape.ENABLED[0] = saved[0]
-    _tape._traced_only.clear()
-    _tape._traced_only.update(saved[1])
-    _trace._needs_concrete.clear()
-    _trace._needs_concrete.update(saved[2])
+    _tape._staged_from_start.clear()
+    _tape._staged_from_start.update(saved[1])
 
 
 def _concrete_path_warning(eager_path, match=None):
-    """The traced path says that a value-dependent f runs op by op; the tape reads values
-    without falling back, so there it may stay silent."""
-    if eager_path == "traced":
-        return pytest.warns(UserWarning, match=match)
+    """Neither path warns: f runs once on real values, recorded or staged from the start
+    (the tape disabled), and reads values where it needs them."""
     quiet = warnings.catch_warnings()
     quiet.__enter__()
-    warnings.simplefilter("ignore", UserWarning)
+    warnings.simplefilter("error", UserWarning)
     return _Exit(quiet)
 
 

@@ -8,7 +8,7 @@ silently) and runs every fallback, so both paths stay correct.
 from __future__ import annotations
 
 import contextlib
-import contextvars
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -187,59 +187,125 @@ def staging() -> bool:
     return _staging()
 
 
-# -- reading concrete values through differentiation tracers -----------------------------
-# `float(x)` and `np.asarray(x)` of a tracer that carries a concrete primal (jax.linearize
-# on real values) raise, while `bool(x)`, `int(x)` and `.item()` read the primal. Inside
-# `concrete_reads()` all of them read it (the result is a constant, as bool's is).
-_reading_concretely: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "tfjs_grad_concrete_reads", default=False
-)
-_installed: list[bool] = []
+# -- a jaxpr trace opened in the middle of running code -----------------------------------
+# The eager tape records tf ops; when f then hands a recorded value to JAX (a jnp or
+# jax.nn call, `v.value`), the tape replays what it recorded into a jaxpr trace opened at
+# that moment and f goes on, on that trace, until it returns: `jax.make_jaxpr` split in two
+# (open before, close after), so f runs once. Values read as data meanwhile (`if loss > 1`,
+# `float(x)`) are computed from the program traced so far, as the tape computes them.
 
 
-def _concrete(x: Any) -> Any:
-    if not _reading_concretely.get():
-        return None
-    try:
-        return x.to_concrete_value()
-    except Exception:  # pragma: no cover - a tracer type without the method
-        return None
+class Staging:
+    """A jaxpr trace made current now (`inputs` are tracers of `avals`) and closed later.
+
+    `values()` gives the inputs' concrete values: reading a staged tracer as data
+    (`bool`, `int`, `float`, `np.asarray`, ...) evaluates the part of the program it
+    depends on. `close(outputs)` ends the trace and returns the ClosedJaxpr; `abort()`
+    ends it on an error. The caller closes it in the same thread, after every context
+    entered since it opened has exited.
+
+    >>> import jax.numpy as jnp, numpy as np
+    >>> from jax.core import ShapedArray
+    >>> staging = Staging([ShapedArray((2,), jnp.float32)], lambda: [np.ones(2, np.float32)])
+    >>> y = jnp.sin(staging.inputs[0]) * 0 + 3
+    >>> float(y.sum())
+    6.0
+    >>> staging.close([y]).jaxpr.invars
+    [Var(id=...):float32[2]]
+    """
+
+    def __init__(self, avals: Sequence[Any], values: Callable[[], list[Any]],
+                 source: Any = None):
+        from jax._src import api_util, core, source_info_util
+        from jax._src.interpreters import partial_eval as pe
+        from jax.extend.core import DebugInfo
+
+        _install_staged_reads()
+        where = api_util.fun_sourceinfo(source) if source is not None else "<f>"
+        self._debug = DebugInfo("tfjs_grad", where, None, None)
+        self._values = values
+        self.base = core.trace_ctx.trace
+        self.trace = pe.DynamicJaxprTrace(self._debug, parent_trace=self.base)
+        self._exit = contextlib.ExitStack()
+        self._exit.enter_context(source_info_util.reset_name_stack())
+        self._source = source_info_util.current()
+        self.inputs = [self.trace.new_arg(a, self._source) for a in avals]
+        self._exit.enter_context(core.set_current_trace(self.trace))
+        _open[id(self.trace)] = self
+
+    def close(self, outputs: Sequence[Any]) -> Any:
+        from jax._src import dtypes
+        from jax.extend.core import ClosedJaxpr
+
+        self._end()
+        outs = [dtypes.canonicalize_value(o) for o in outputs]
+        tracers = [self.trace.to_jaxpr_tracer(o, self._source) for o in outs]
+        jaxpr, consts = self.trace.frame.to_jaxpr(self.trace, tracers, self._debug, self._source)
+        self.trace.invalidate()
+        return ClosedJaxpr(jaxpr, consts)
+
+    def abort(self) -> None:
+        self._end()
+        self.trace.invalidate()
+
+    def _end(self) -> None:
+        _open.pop(id(self.trace), None)
+        self._exit.close()
+
+    def value_of(self, tracer: Any) -> Any:
+        """The concrete value of a tracer of this trace, from the program so far (effects
+        such as prints left out: they run once, with the program)."""
+        from jax._src import core
+        from jax.extend.core import Var
+
+        jaxpr, consts = self.trace.frame.to_jaxpr(
+            self.trace, [tracer], self._debug, self._source
+        )
+        needed, kept = {v for v in jaxpr.outvars if isinstance(v, Var)}, []
+        for eqn in reversed(jaxpr.eqns):
+            if any(isinstance(v, Var) and v in needed for v in eqn.outvars):
+                kept.append(eqn)
+                needed.update(v for v in eqn.invars if isinstance(v, Var))
+        jaxpr = jaxpr.replace(eqns=kept[::-1], effects=frozenset())
+        with core.set_current_trace(core.eval_trace):
+            return jax.core.eval_jaxpr(jaxpr, consts, *self._values())[0]
 
 
-def _install_concrete_reads() -> None:
-    float_, complex_, array_ = Tracer.__float__, Tracer.__complex__, Tracer.__array__
-
-    def __float__(self: Any) -> float:  # noqa: N807
-        value = _concrete(self)
-        return float_(self) if value is None else float(value)
-
-    def __complex__(self: Any) -> complex:  # noqa: N807
-        value = _concrete(self)
-        return complex_(self) if value is None else complex(value)
-
-    def __array__(self: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N807
-        value = _concrete(self)
-        if value is None:
-            return array_(self, *args, **kwargs)
-        return np.asarray(value, *args[:1], **{k: v for k, v in kwargs.items() if k != "copy"})
-
-    Tracer.__float__ = __float__  # type: ignore[method-assign]
-    Tracer.__complex__ = __complex__  # type: ignore[method-assign]
-    Tracer.__array__ = __array__  # type: ignore[method-assign]
-    _installed.append(True)
+_open: dict[int, Staging] = {}  # id of an open staging trace -> its Staging
+_staged_reads_installed: list[bool] = []
 
 
-@contextlib.contextmanager
-def concrete_reads() -> Iterator[None]:
-    """Let `float()`, `complex()` and `np.asarray()` read a tracer's concrete value, in
-    this context only (the concrete gradient path runs the user's f inside it)."""
-    if not _installed:
-        _install_concrete_reads()
-    token = _reading_concretely.set(True)
-    try:
-        yield
-    finally:
-        _reading_concretely.reset(token)
+def _staged_value(tracer: Any) -> Any:
+    staging = _open.get(id(getattr(tracer, "_trace", None))) if _open else None
+    return None if staging is None else staging.value_of(tracer)
+
+
+def _install_staged_reads() -> None:
+    """Let a tracer of an open `Staging` be read as data (JAX raises a concretization
+    error for these reads; every other tracer keeps JAX's behaviour)."""
+    if _staged_reads_installed:
+        return
+    _staged_reads_installed.append(True)
+
+    def reading(name: str, convert: Callable[[Any], Any]) -> None:
+        original = getattr(Tracer, name)
+
+        def read(self: Any, *args: Any, **kwargs: Any) -> Any:
+            value = _staged_value(self)
+            if value is None:
+                return original(self, *args, **kwargs)
+            return convert(value) if not args and not kwargs else np.asarray(value, *args[:1])
+
+        read.__name__ = name
+        setattr(Tracer, name, read)
+
+    reading("__bool__", bool)
+    reading("__int__", int)
+    reading("__index__", operator.index)
+    reading("__float__", float)
+    reading("__complex__", complex)
+    reading("__array__", np.asarray)
+    reading("tolist", lambda v: np.asarray(v).tolist())
 
 
 # jax.Array's binary operators (`x + t`, `x @ t`, `x == t`) live in this module as
@@ -262,3 +328,33 @@ def asked_by_jax_operator(frame: Any) -> bool:
         and frame.f_globals.get("__name__") == _ARRAY_METHODS
         and not isinstance(frame.f_locals.get("self"), Tracer)
     )
+
+
+# The functions through which jax.custom_jvp / jax.custom_vjp hand a call's arguments (and
+# the residuals and cotangents) to the user's function and its rules, rebuilt from leaves.
+_CUSTOM_DERIVATIVES = "jax._src.custom_derivatives"
+_TREE_UTIL = "jax._src.tree_util"
+_CUSTOM_RULE_CALLERS = frozenset(
+    {"_flatten_fun_nokwargs", "_flatten_jvp", "_flatten_fwd", "_flatten_bwd"}
+)
+
+
+def rebuilt_for_custom_rule(frame: Any) -> bool:
+    """Whether `frame` (the code rebuilding a Tensor from its leaf) is jax.custom_jvp's or
+    jax.custom_vjp's, passing arguments to a function or its derivative rules. Those are
+    JAX code (`jax.nn.relu`'s rule calls `lax.select(x > 0, ...)`) and get the plain array,
+    as JAX's own array-extension types do; on another JAX layout this answers False."""
+    for _ in range(3):  # past jax.tree_util's own wrappers
+        if frame is None or frame.f_globals.get("__name__") != _TREE_UTIL:
+            break
+        frame = frame.f_back
+    return (
+        frame is not None
+        and frame.f_code.co_name in _CUSTOM_RULE_CALLERS
+        and frame.f_globals.get("__name__") == _CUSTOM_DERIVATIVES
+    )
+
+
+def current_trace() -> Any:
+    """The innermost active JAX trace object (None when this JAX does not say)."""
+    return None if _trace_ctx is None else _trace_ctx.trace

@@ -186,6 +186,16 @@ def trace(
     return Traced(closed, out_tree, kept)
 
 
+def rebind(replace: Callable[[Any], Any]) -> None:
+    """Replace every bound value `v` of the active frames by `replace(v)` (the eager tape,
+    once it stages, binds tracers where it bound the values it recorded)."""
+    frame = _top.get()
+    while frame is not None:
+        for uid, value in frame.values.items():
+            frame.values[uid] = replace(value)
+        frame = frame.parent
+
+
 def lookup(uid: int) -> tuple[bool, Any]:
     """(found, value) of the innermost binding of `uid`."""
     frame = _top.get()

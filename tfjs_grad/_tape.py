@@ -11,9 +11,17 @@ vjp, the optimizer's fused step, write-back) is the traced path's.
 
 Reading a value inside f (`dataSync`, `float`, `print`, `if loss > 1`) runs the cached
 forward program of the tape so far and f goes on. `v.assign(x)` of a recorded value is a
-write the program computes (as on the traced path). Anything the tape cannot record (a `jnp`
-or `lax` call on a recorded value, a nested gradient, a Variable made from one) raises
-`TapeFallback`: the call reruns on the traced path, which is always correct.
+write the program computes (as on the traced path).
+
+When f does something the tape cannot record (hands a recorded value to JAX: a `jnp` or
+`jax.nn` call, `v.value`, a layer computing with `lax`; a nested gradient; a customGrad),
+the tape *stages*: it opens a jaxpr trace (`_jax_internals.Staging`), replays what it
+recorded into it, and f goes on from where it is, on JAX tracers, until it returns; the
+program is that jaxpr. f runs once either way. Values read as data after that come from
+the program traced so far. One case cannot be continued: a recorded value first handed
+to JAX inside a JAX transform that f itself entered (a closure read inside its own
+`jax.vmap`); that call raises `TapeFallback` and runs again staged from the start, as
+every later call of that function does.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ import numpy as np
 from jax.core import ShapedArray, Tracer
 
 from . import _jaxpr, _store
-from ._jax_internals import trace_to_jaxpr, tracing
+from ._jax_internals import Staging, current_trace, trace_to_jaxpr, tracing
 
 # TFJS_GRAD_TAPE=0 (or ENABLED[0] = False) puts every eager gradient call on the traced path.
 ENABLED = [os.environ.get("TFJS_GRAD_TAPE", "1") != "0"]
@@ -39,8 +47,8 @@ IMMEDIATE = frozenset({"print"})  # ops that act when called (their inputs are m
 
 
 class TapeFallback(Exception):
-    """f did something the tape cannot record; `quiet` when it is expected (nested
-    gradients, customGrad) and the user need not be told."""
+    """The tape could not go on from where f is (see the module docstring); `quiet` when
+    the user need not be told."""
 
     def __init__(self, why: str, quiet: bool = False):
         super().__init__(why)
@@ -80,7 +88,7 @@ class Lazy:
     """A value f computed that the tape has not materialised: its slot and abstract value.
 
     Reading it as data (`np.asarray`, `float`, `bool`) materialises it; handing it to JAX
-    (`__jax_array__`) cannot be recorded and sends the call to the traced path."""
+    (`__jax_array__`, flattening) stages the tape and gives the value's tracer."""
 
     __slots__ = ("tape", "slot", "shape", "dtype", "weak_type", "value")
 
@@ -103,8 +111,18 @@ class Lazy:
             self.value = self.tape.evaluate(self.slot)
         return self.value
 
+    def staged(self) -> Any:
+        """What JAX gets for this value: its tracer (the tape stages first, if it has not),
+        or, once the tape's call has returned, its value."""
+        tape = self.tape
+        if tape.done:
+            return self.materialize()
+        if tape.staging is None:
+            tape.stage("a JAX function was given a value f computed")
+        return tape.env[self.slot]
+
     def __jax_array__(self) -> Any:
-        raise TapeFallback("a JAX function was called on a value f computed")
+        return self.staged()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         array = np.asarray(self.materialize())
@@ -132,12 +150,12 @@ class Lazy:
         return np.asarray(self.materialize()).tolist()
 
     def __getitem__(self, index: Any) -> Any:
-        raise TapeFallback("a recorded value was indexed outside the ops")
+        return self.staged()[index]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # protocol probes (numpy's __array_struct__, ...)
             raise AttributeError(name)
-        raise TapeFallback(f"'.{name}' of a recorded value")
+        return getattr(self.staged(), name)
 
 
 class _Signature(NamedTuple):
@@ -202,8 +220,12 @@ _signatures: dict[Any, _Signature] = {}
 _SIGNATURES_MAX = 4096
 
 
+class _Unrecordable(Exception):
+    """An op argument the tape cannot key (the tape stages instead)."""
+
+
 def _freeze(value: Any) -> Any:
-    """A hashable stand-in for a static argument; TapeFallback when there is none."""
+    """A hashable stand-in for a static argument; _Unrecordable when there is none."""
     if type(value) is float:  # 0.0 == -0.0, but they are different arguments
         return (float, value, math.copysign(1.0, value))
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -215,9 +237,9 @@ def _freeze(value: Any) -> Any:
     try:
         hash(value)
     except TypeError:
-        raise TapeFallback(f"an argument of type {type(value).__name__}") from None
+        raise _Unrecordable(f"an argument of type {type(value).__name__}") from None
     if isinstance(value, (jax.Array, np.ndarray)):
-        raise TapeFallback("an array passed where a static argument is expected")
+        raise _Unrecordable("an array passed where a static argument is expected")
     return (type(value), value)
 
 
@@ -255,6 +277,37 @@ class Tape:
         self._fetch = fetch
         self._peek = peek  # the inputs' buffers, for a program only (they stay owned)
         self._primal_values: list[Any] | None = None
+        self.source: Any = None  # the user's function, named by JAX's errors
+        self.base = current_trace()  # the JAX trace f runs under (staging needs it)
+        self.staging: Staging | None = None  # set once f goes on, on a JAX trace
+        self.env: dict[int, Any] = {}  # slot -> its tracer, once staged
+        self.done = False  # the call returned: its values are only data now
+
+    # -- leaving the tape: f goes on, on a JAX trace -----------------------------------------
+    def stage(self, why: str) -> None:
+        """Open a jaxpr trace, replay what was recorded into it, and let f go on there
+        (recording stops; every recorded value now stands for its tracer). Idempotent."""
+        if self.staging is not None:
+            return
+        if current_trace() is not self.base:  # inside a transform f entered: no way on
+            raise TapeFallback(why + ", inside a JAX transform f entered")
+        staging = Staging(self.avals[: self.n_primals], self._inputs, self.source)
+        env = dict(zip(self.const_slots, self.const_values))
+        env.update(enumerate(staging.inputs))
+        try:
+            self._replay(self.nodes, env)
+        except BaseException:
+            staging.abort()
+            raise
+        self.env, self.staging = env, staging
+        _active.set(None)  # ops now run on the tracers, as in any trace
+        _store.rebind(self.traced)
+
+    def traced(self, value: Any) -> Any:
+        """`value` with a recorded value of this tape replaced by its tracer (once staged)."""
+        if type(value) is Lazy and value.tape is self and self.staging is not None:
+            return self.env[value.slot]
+        return value
 
     # -- recording -------------------------------------------------------------------
     def constant(self, value: Any) -> int:
@@ -282,8 +335,8 @@ class Tape:
     def _leaf_slot(self, leaf: Any) -> int | None:
         """The slot of a tensor argument's leaf, or None for a static leaf."""
         if type(leaf) is Lazy:
-            if leaf.tape is not self:
-                raise TapeFallback("a value recorded by another gradient call")
+            if leaf.tape is not self:  # an earlier call's value: a constant now
+                return self._constant_slot(leaf.materialize())
             return leaf.slot
         if isinstance(leaf, jax.Array):
             return self._constant_slot(leaf)
@@ -303,6 +356,8 @@ class Tape:
         # The common call (each tensor argument one Tensor, array or float, the others
         # plain Python scalars) is keyed by one flat tuple: per tensor argument its slot
         # and interned abstract value, per other argument its type and value.
+        if self.staging is not None:  # f goes on, on JAX tracers: ops run
+            return False, None
         wiring: list[Any] = []
         constants: list[int] | None = None  # positions in wiring of constant tensors
         depends = False
@@ -315,8 +370,8 @@ class Tape:
                     value = value.__tfjs_value__()
                     kind = type(value)
                 if kind is Lazy:
-                    if value.tape is not self:
-                        raise TapeFallback("a value recorded by another gradient call")
+                    if value.tape is not self:  # an earlier call's value: a constant now
+                        return self._record_general(fn, values, tensor_params)
                     depends = True
                     slot = value.slot
                     wiring.append((name, slot, keys[slot]))
@@ -355,9 +410,20 @@ class Tape:
     def _record_general(
         self, fn: Callable[..., Any], values: dict[str, Any], tensor_params: Any
     ) -> tuple[bool, Any]:
-        """`record` for any arguments (nested lists of tensors, numpy arrays, ints...)."""
+        """`record` for any arguments (nested lists of tensors, numpy arrays, ints...);
+        an argument it cannot key (an unhashable object, an array where a static argument
+        goes) stages the tape, and the op runs on the tracers."""
         if not any(_depends(values[name]) for name in tensor_params if name in values):
             return False, None
+        try:
+            return self._record_any(fn, values, tensor_params)
+        except _Unrecordable as error:
+            self.stage(str(error))
+            return False, None
+
+    def _record_any(
+        self, fn: Callable[..., Any], values: dict[str, Any], tensor_params: Any
+    ) -> tuple[bool, Any]:
         statics: dict[str, Any] = {}
         dynamic = []
         frozen = []
@@ -438,10 +504,16 @@ class Tape:
         )
 
     def index(self, tensor: Any, index: Any) -> Any:
-        """`tensor[index]` of a recorded value, recorded (a static index only)."""
-        _freeze(index)
+        """`tensor[index]` of a recorded value: recorded for a static index; any other
+        index stages the tape and indexes the tracer."""
+        try:
+            _freeze(index)
+        except _Unrecordable as error:
+            self.stage(str(error))
         recorded, result = self.record(_getitem, {"x": tensor, "index": index}, ("x",))
-        return result
+        if recorded:
+            return result
+        return _getitem(tensor, index)
 
     # -- programs ----------------------------------------------------------------------
     def _replay(self, nodes: Sequence[_Node], env: dict[int, Any]) -> None:
@@ -575,16 +647,15 @@ def _unseeded_key() -> Any:
     return _rng.next_key(None)
 
 
-_traced_only: set[Any] = set()  # code objects of functions the tape could not record
+_staged_from_start: set[Any] = set()  # code objects of functions whose f needed it
 
 
-def usable(source: Any, primals: Sequence[Any]) -> bool:
-    """Whether an eager gradient call of `source` runs on the tape."""
+def usable(primals: Sequence[Any]) -> bool:
+    """Whether an eager gradient call runs here (f runs once on real values: recorded,
+    then staged if needed); otherwise a transform is tracing and it is traced."""
     return (
-        ENABLED[0]
-        and _active.get() is None
+        _active.get() is None
         and _store.current() is None
-        and getattr(source, "__code__", None) not in _traced_only
         and not tracing()
         and not any(isinstance(p, Tracer) for p in primals)
     )
@@ -598,28 +669,59 @@ def run(
     fetch: Callable[[], list[Any]] | None,
     peek: Callable[[], list[Any]] | None = None,
 ) -> Any:
-    """Run `body` once on the tape; its `_trace.Program`. TapeFallback when it cannot be
-    recorded (the caller then traces it; the function stays on that path)."""
+    """Run `body` once, on the tape (staged from where it had to be); its
+    `_trace.Program`. Only a function whose f could not go on from where it was runs
+    again, staged from the start; it warns, and later calls start staged."""
+    code = getattr(source, "__code__", None)
+    if ENABLED[0] and code not in _staged_from_start:
+        try:
+            return _run(body, primals, bind_uids, source, fetch, peek, staged=False)
+        except TapeFallback as error:
+            if code is not None:
+                _staged_from_start.add(code)
+            if not error.quiet:
+                _warn(source, error.why)
+    return _run(body, primals, bind_uids, source, fetch, peek, staged=True)
+
+
+def _run(
+    body: Callable[..., Any],
+    primals: Sequence[Any],
+    bind_uids: Sequence[int],
+    source: Any,
+    fetch: Callable[[], list[Any]] | None,
+    peek: Callable[[], list[Any]] | None,
+    staged: bool,
+) -> Any:
     Tensor = _Tensor[0]
     avals = [p if isinstance(p, ShapedArray) else jax.typeof(p) for p in primals]
     keys = [_aval_key(a) for a in avals]
     tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)), keys, peek)
-    lazies = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
+    tape.source = source
+    inputs: list[Any] = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
     token = _active.set(tape)
     try:
+        if staged:
+            tape.stage("staged from the start")
+            inputs = [tape.traced(lazy) for lazy in inputs]
         effects = _store.run(
-            lambda: _output(body(*(Tensor(lazy) for lazy in lazies))), dict(zip(bind_uids, lazies))
+            lambda: _output(body(*(Tensor(x) for x in inputs))), dict(zip(bind_uids, inputs))
         )
-    except TapeFallback as error:
-        code = getattr(source, "__code__", None)
-        if code is not None:
-            _traced_only.add(code)
-        if not error.quiet:
-            _warn(source, error.why)
+        if tape.staging is not None:
+            outputs = [tape.traced(v) for v in (effects.output, *effects.writes.values())]
+            closed = tape.staging.close(outputs)
+    except BaseException:
+        if tape.staging is not None:
+            tape.staging.abort()
         raise
     finally:
+        tape.done = True
         _active.reset(token)
     try:
+        if tape.staging is not None:
+            from ._trace import program_of
+
+            return program_of(closed, tuple(effects.writes), effects.created)
         return tape.program(
             [effects.output, *effects.writes.values()],
             tuple(effects.writes),
@@ -646,8 +748,9 @@ def _warn(source: Any, why: str) -> None:
 
     name = getattr(source, "__qualname__", None) or repr(source)
     warnings.warn(
-        f"tfjs_grad's eager tape cannot record '{name}' ({why}): it runs on the traced "
-        "path, which retraces it with JAX on every call (slower, same results).",
+        f"tfjs_grad's eager tape could not go on with '{name}' ({why}): this first call "
+        "ran it again, traced with JAX from the start, as every later call of it will be "
+        "(same results). Pass such values to the transform as arguments to avoid this.",
         stacklevel=5,
     )
 
@@ -660,18 +763,16 @@ def assignable(value: Any) -> Any:
         value = value.__tfjs_value__()
     if type(value) is not Lazy:
         return None
-    if _active.get() is value.tape and _store.current() is not None:
+    tape = value.tape
+    if not tape.done and tape.staging is not None:
+        return value.staged()
+    if _active.get() is tape and _store.current() is not None:
         return value
     return value.materialize()
 
 
 def is_lazy(value: Any) -> bool:
     return type(value) is Lazy
-
-
-def refuse(value: Any) -> None:
-    """Raise TapeFallback: code that needs a real array got a recorded value."""
-    raise TapeFallback("a recorded value reached code that needs an array")
 
 
 def concrete(values: dict[str, Any], tensor_params: Any) -> dict[str, Any]:
@@ -709,14 +810,14 @@ def _shaped(aval: Any) -> Any:
     )
 
 
-def _refuse_flatten(lazy: Lazy) -> Any:
-    raise TapeFallback("a JAX function was given a value f computed")
-
-
 # A JAX transform or jnp function handed a recorded value flattens it first: that is where
-# the tape learns that f left the ops it can record.
-def _never_unflattened(aux: Any, children: Any) -> Lazy:
-    raise TapeFallback("a recorded value was rebuilt by JAX")
+# the tape learns that f left the ops it can record. JAX then sees the tracer.
+def _flatten_staged(lazy: Lazy) -> Any:
+    return (lazy.staged(),), None
 
 
-jax.tree_util.register_pytree_node(Lazy, _refuse_flatten, _never_unflattened)
+def _unflatten_staged(aux: Any, children: Any) -> Any:
+    return children[0]
+
+
+jax.tree_util.register_pytree_node(Lazy, _flatten_staged, _unflatten_staged)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
@@ -25,7 +26,7 @@ import numpy as np
 from jax.core import Tracer
 
 from . import _tape
-from ._jax_internals import asked_by_jax_operator
+from ._jax_internals import asked_by_jax_operator, rebuilt_for_custom_rule
 
 DISPOSED_MESSAGE = "Tensor is disposed."
 
@@ -99,8 +100,8 @@ class Tensor:
 
     def _as_jax_array(self) -> Any:
         value = self._get()
-        if type(value) is _tape.Lazy:  # a jnp/lax call on a value the tape recorded
-            _tape.refuse(value)
+        if type(value) is _tape.Lazy:  # a jnp call on a value the tape recorded
+            return value.staged()
         return value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -265,7 +266,10 @@ class Tensor:
         return np.asarray(self._get()).tolist()
 
     def item(self, *args: Any) -> Any:
-        return self._get().item(*args)
+        value = self._get()
+        if isinstance(value, Tracer):  # an eager call's staged value reads as data
+            value = np.asarray(value)
+        return value.item(*args)
 
     def is_deleted(self) -> bool:
         value = self._value
@@ -448,7 +452,8 @@ def wrap_tree(tree: Any) -> Any:
 def unwrap(x: Any) -> Any:
     """The array of a Tensor (a Variable's current value); anything else unchanged."""
     if isinstance(x, Tensor):
-        return x.__tfjs_value__()
+        value = x.__tfjs_value__()
+        return value.staged() if type(value) is _tape.Lazy else value
     return x
 
 
@@ -462,11 +467,13 @@ def _flatten(t: Tensor) -> tuple[tuple[Any], None]:
     if value is DISPOSED:
         raise TensorDisposedError(DISPOSED_MESSAGE)
     if type(value) is _tape.Lazy:  # a JAX transform of a value the tape recorded
-        _tape.refuse(value)
+        value = value.staged()
     return (value,), None
 
 
-def _unflatten(_aux: None, children: Any) -> Tensor:
+def _unflatten(_aux: None, children: Any) -> Any:
+    if rebuilt_for_custom_rule(sys._getframe(1)):  # jax.nn.relu's rule: the array
+        return children[0]
     t = Tensor.__new__(Tensor)
     t._value = children[0]
     return t

@@ -161,8 +161,8 @@ def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype
     """
     if type(values) is Tensor:  # the common case first
         values = values._value
-        if type(values) is _tape.Lazy:
-            _tape.refuse(values)
+        if type(values) is _tape.Lazy:  # the tape stages: JAX code gets the tracer
+            values = values.staged()
     if isinstance(values, jax.Array):
         if dtype in (None, NUMERIC, PROMOTED) or _accepts(dtype, values.dtype):
             return values
@@ -173,7 +173,7 @@ def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype
     if read is not None:
         values = read(values)
     if type(values) is _tape.Lazy:
-        _tape.refuse(values)
+        values = values.staged()
     expected = NUMERIC if dtype in (None, NUMERIC, PROMOTED) else dtype
     if isinstance(values, jax.Array):
         if not _accepts(expected, values.dtype):

@@ -9,9 +9,10 @@ per step instead of one per operation. Python float constants in the program are
 lifted out as arguments, so a loss whose constant changes every step reuses one
 executable.
 
-A function that needs concrete values (`if loss > 1:`, `int(...)`, `.item()`) cannot be
-traced: it runs on real values under `jax.linearize` instead, once per call, and is
-remembered (by its code) so that later calls go straight there.
+Called eagerly (no transform tracing, real inputs), f runs on the eager tape (`_tape`),
+which records tf ops and, when f hands a value to JAX, goes on on a jaxpr trace from there:
+either way f runs once, on real values where it reads them (`if loss > 1:`, `.item()`).
+Under tf.jit or an outer JAX transform, f is traced here, as `jax.make_jaxpr` does.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import collections
 import ctypes
 import os
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -28,7 +28,7 @@ import jax.numpy as jnp
 from jax.core import ShapedArray, Tracer, eval_jaxpr
 
 from . import _store, _tape
-from ._jax_internals import concrete_reads, trace_to_jaxpr, tracing
+from ._jax_internals import trace_to_jaxpr
 from ._jaxpr import (
     has_callbacks,
     has_user_rules,
@@ -38,7 +38,6 @@ from ._jaxpr import (
     structure_key,
 )
 from ._tensor import Tensor
-from ._tensors import EagerOnlyError
 
 
 class NotATensorError(TypeError):
@@ -53,28 +52,10 @@ class Program(NamedTuple):
     created: dict[int, Any]  # uid -> Variable created while tracing
     connected: tuple[bool, ...]  # per input: does the output depend on it?
     needed: tuple[bool, ...]  # per input: does any output (writes included) depend on it?
-    concrete: Any = None  # a _Linearized when f ran on real values instead
 
     @property
     def eager(self) -> bool:
         return not any(isinstance(c, Tracer) for c in self.consts)
-
-
-class _Linearized(NamedTuple):
-    y: Any
-    linear: Callable[..., Any]  # the linearized f: tangents of the inputs -> tangent of y
-    primals: list[Any]
-    writes: list[Any]
-
-
-_CONCRETIZATION = (
-    jax.errors.ConcretizationTypeError,
-    jax.errors.TracerArrayConversionError,
-    jax.errors.TracerIntegerConversionError,
-    jax.errors.NonConcreteBooleanIndexError,
-    EagerOnlyError,
-)
-_needs_concrete: set[Any] = set()  # code objects of functions that read values while running
 
 
 def trace(
@@ -88,84 +69,16 @@ def trace(
     """Run `body(*primals)` once, with `bind_uids[i]` reading `primals[i]`.
 
     `primals` may be arrays or abstract values (`jax.core.ShapedArray`); `fetch` then
-    gives their values if `source` (the user's function, named in errors and warnings)
-    turns out to need concrete values: it runs on those under `jax.linearize`. `peek`
-    gives them for a program only (the eager tape's value reads): they stay owned.
+    gives their values (an eager call reads them). `peek` gives them for a program only
+    (the eager tape's value reads): they stay owned. `source` is the user's function,
+    named in errors and warnings.
     """
-    if _tape.active() is not None:  # a gradient inside f: f runs on the traced path
-        raise _tape.TapeFallback("a gradient function inside f", quiet=True)
-    if _tape.usable(source, primals):
-        try:
-            return _tape.run(body, primals, bind_uids, source, fetch, peek)
-        except _tape.TapeFallback:
-            pass  # the traced path below is always correct
-    code = getattr(source, "__code__", None)
-    if code is not None and code in _needs_concrete and _can_run_concretely(primals):
-        return _linearize(body, fetch() if fetch else list(primals), bind_uids)
-    try:
-        return _trace(body, primals, bind_uids, source)
-    except _CONCRETIZATION:
-        if not _can_run_concretely(primals):
-            raise
-        values = fetch() if fetch else list(primals)
-        if any(isinstance(v, Tracer) for v in values):
-            raise
-        if code is not None:
-            _needs_concrete.add(code)
-        name = getattr(source, "__qualname__", None) or repr(source)
-        warnings.warn(
-            f"'{name}' reads the values of arrays while it runs (Python control flow, "
-            "int(), .item(), ...), so it cannot be traced: its first call ran twice, and "
-            "from now on it runs eagerly, op by op (slower). Inside tf.jit such code "
-            "must use jax.lax.cond / jnp.where instead.",
-            stacklevel=4,
-        )
-        return _linearize(body, values, bind_uids)
-
-
-def _can_run_concretely(primals: Sequence[Any]) -> bool:
-    return (
-        not tracing()
-        and _store.current() is None
-        and not any(isinstance(p, Tracer) for p in primals)
-    )
-
-
-def _linearize(body: Callable[..., Any], values: list[Any], bind_uids: Sequence[int]) -> Program:
-    """Run body on real values under `jax.linearize`: value-dependent Python works."""
-    runs: list[_store.Effects] = []
-
-    def fun(*xs: Any) -> Any:
-        effects = _store.run(
-            lambda: _as_output(body(*map(Tensor, xs))), dict(zip(bind_uids, xs))
-        )
-        runs.append(effects)
-        return effects.output, list(effects.writes.values())
-
-    # float(x), np.asarray(x) read values here, as bool(x) does
-    with _store.collecting(), concrete_reads():
-        y, linear, writes = jax.linearize(fun, *values, has_aux=True)
-    # Connection is data flow into the linearized program (tf.stop_gradient keeps its
-    # input in that flow with a zero tangent, so it counts as connected).
-    tangents = [jax.ShapeDtypeStruct(jnp.shape(v), _tangent_dtype(v)) for v in values]
-    linear_jaxpr = jax.make_jaxpr(linear)(*tangents).jaxpr
-    connected = tuple(needed_inputs(linear_jaxpr, [True]))
-    effects = runs[0]
-    return Program(
-        jaxpr=None,
-        consts=[],
-        y_aval=jax.ShapeDtypeStruct(jnp.shape(y), y.dtype),
-        write_uids=tuple(effects.writes),
-        created=effects.created,
-        connected=connected,
-        needed=(True,) * len(values),
-        concrete=_Linearized(y, linear, values, writes),
-    )
-
-
-def _tangent_dtype(x: Any) -> Any:
-    dtype = jnp.result_type(x)
-    return dtype if jnp.issubdtype(dtype, jnp.inexact) else jax.dtypes.float0
+    tape = _tape.active()
+    if tape is not None:  # a gradient inside the f of an eager one: that f goes on traced
+        tape.stage("a gradient function inside f")
+    if _tape.usable(primals):
+        return _tape.run(body, primals, bind_uids, source, fetch, peek)
+    return _trace(body, primals, bind_uids, source)
 
 
 def _trace(
@@ -175,17 +88,22 @@ def _trace(
     traced = _store.trace(
         lambda *xs: body(*map(Tensor, xs)), avals, bind_uids, source=source, result=_as_output
     )
-    write_uids = tuple(traced.effects.writes)
-    jaxpr, consts = lift_float_literals(traced.jaxpr.jaxpr, list(traced.jaxpr.consts))
+    return program_of(traced.jaxpr, tuple(traced.effects.writes), traced.effects.created)
+
+
+def program_of(closed: Any, write_uids: tuple[int, ...], created: dict[int, Any]) -> Program:
+    """The Program of a traced f: `closed` (a ClosedJaxpr) takes the primals and returns
+    y, then the values written to the Variables of `write_uids`."""
+    jaxpr, consts = lift_float_literals(closed.jaxpr, list(closed.consts))
     connected = needed_inputs(jaxpr, [True] + [False] * len(write_uids))
     needed = needed_inputs(jaxpr, [True] * (1 + len(write_uids)), effects=True)
-    y = traced.jaxpr.out_avals[0]
+    y = closed.out_avals[0]
     return Program(
         jaxpr=jaxpr,
         consts=consts,
         y_aval=jax.ShapeDtypeStruct(y.shape, y.dtype),
         write_uids=write_uids,
-        created=traced.effects.created,
+        created=created,
         connected=tuple(connected),
         needed=tuple(needed),
     )
@@ -290,8 +208,6 @@ def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[
     traced again (the rules may read Python state) and is keyed by what that computes.
     """
     with_dy = dy is not None
-    if program.concrete is not None:
-        return _transpose(program, dy)
     eager = program.eager and not any(isinstance(x, Tracer) for x in (*xs, dy))
     jaxpr, connected, consts = program.jaxpr, program.connected, program.consts
     if not eager or has_callbacks(jaxpr):
@@ -322,19 +238,11 @@ def program_key(program: Program) -> Any | None:
     """A key naming what an eager program computes, for compiling more around it (the
     optimizer's fused step); None when it must go through `vjp` (value-dependent f,
     traced constants, host callbacks, user-written derivative rules)."""
-    if program.concrete is not None or not program.eager:
+    if not program.eager:
         return None
     if has_callbacks(program.jaxpr) or has_user_rules(program.jaxpr):
         return None
     return (structure_id(program.jaxpr), program.connected)
-
-
-def _transpose(program: Program, dy: Any) -> tuple[Any, list[Any], list[Any]]:
-    y, linear, primals, writes = program.concrete
-    seed = jnp.ones_like(y) if dy is None else dy
-    cotangents = jax.linear_transpose(linear, *primals)(seed)
-    grads = [ct for ct, c in zip(cotangents, program.connected) if c]
-    return y, grads, writes
 
 
 def _evaluate(jaxpr: Any) -> Callable[..., Any]:

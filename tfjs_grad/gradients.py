@@ -17,7 +17,7 @@ from jax.core import Tracer
 
 from . import _store, _tape, _trace
 from ._scope import track
-from ._tensor import Tensor
+from ._tensor import Tensor, unwrap
 from ._tensors import ArrayLike, convert, dtype_name, js_shape
 from .variables import Variable, _js_key_order, peek, registered_variables
 
@@ -47,9 +47,10 @@ class VariableGrads(NamedTuple):
 
 
 def _not_on_a_tape() -> None:
-    """A gradient taken inside the f of another eager one: that f runs on the traced path."""
-    if _tape.active() is not None:
-        raise _tape.TapeFallback("a gradient function inside f", quiet=True)
+    """A gradient taken inside the f of another eager one: that f goes on traced."""
+    tape = _tape.active()
+    if tape is not None:
+        tape.stage("a gradient function inside f")
 
 
 def _check_fn(f: Any, api: str) -> None:
@@ -383,7 +384,7 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
         out = f(*map(Tensor, xs), save)
         value = out.get("value") if isinstance(out, dict) else None
         if isinstance(value, Tensor):
-            value = value.__tfjs_value__()
+            value = unwrap(value)
         if not isinstance(value, (jax.Array, Tracer)):
             raise TypeError(prefix + "`obj.value` is a tensor")
         grad_func = out.get("grad_func", out.get("gradFunc"))
@@ -412,7 +413,7 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
         out = []
         for i, (g, x) in enumerate(zip(result, xs)):
             if isinstance(g, Tensor):
-                g = g.__tfjs_value__()
+                g = unwrap(g)
             if not isinstance(g, (jax.Array, Tracer, np.ndarray)):
                 raise TypeError(
                     prefix + "`obj.gradFunc` is a function that returns a list of only tensors."
@@ -434,12 +435,13 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
     op.defvjp(fwd, bwd)
 
     def call(*inputs: ArrayLike) -> jax.Array:
-        if _tape.active() is not None:  # customGrad's rule is JAX's: f runs traced
-            raise _tape.TapeFallback("customGrad inside f", quiet=True)
+        tape = _tape.active()
+        if tape is not None:  # customGrad's rule is JAX's: f goes on traced
+            tape.stage("customGrad inside f")
         xs = []
         for x in inputs:
             if isinstance(x, Tensor):
-                x = x.__tfjs_value__()
+                x = unwrap(x)
             if not isinstance(x, (jax.Array, Tracer, np.ndarray)):
                 raise TypeError("The args passed in customGrad(f)(x1, x2,...) must all be tensors")
             xs.append(jnp.asarray(x))

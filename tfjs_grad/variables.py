@@ -319,8 +319,12 @@ class Variable(Tensor):
 
     @property
     def value(self) -> jax.Array:
-        """The current value as a `jax.Array`; it stays valid after later steps."""
-        return self.read()
+        """The current value as a `jax.Array` (a JAX tracer inside a transform or a
+        gradient call); it stays valid after later steps."""
+        value = self.read()
+        if _tape.is_lazy(value):  # raw JAX from here on: the eager tape stages
+            return value.staged()
+        return value
 
     def assign(self, new_value: ArrayLike) -> None:
         """Replace the value; dtype and shape must match exactly (tfjs's rule)."""

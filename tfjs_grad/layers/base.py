@@ -513,14 +513,12 @@ class Layer:
             [list(s) for s in shapes] if isinstance(arrays, list) else list(shapes[0])
         )
         self.check_input_spec(shapes)
-        if _tape.active() is not None and any(_tape.is_lazy(w.read()) for w in self.weights):
-            # Layers compute with jnp and lax, which the eager tape cannot record; some lax
-            # primitives (the convolutions) would reject a recorded weight with a ValueError
-            # instead of the fallback, so the gradient call goes to the traced path here
-            # (quietly: it is the library's limit, nothing the user's code could change).
-            raise _tape.TapeFallback(
-                f"layer '{self.name}' computes with JAX on its weights", quiet=True
-            )
+        tape = _tape.active()
+        if tape is not None and any(_tape.is_lazy(w.read()) for w in self.weights):
+            # Layers compute with jnp and lax, which the eager tape cannot record (and lax
+            # takes arrays only): the gradient call goes on on a JAX trace from here, where
+            # the weights read as tracers.
+            tape.stage(f"layer '{self.name}' computes with JAX on its weights")
         if mask is not None and self._USES_MASK:
             return self.call(arrays, training=training, mask=mask)  # type: ignore[call-arg]
         return self.call(arrays, training=training)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -268,7 +268,7 @@ class Staging:
                 needed.update(v for v in eqn.invars if isinstance(v, Var))
         jaxpr = jaxpr.replace(eqns=kept[::-1], effects=frozenset())
         with core.set_current_trace(core.eval_trace):
-            return jax.core.eval_jaxpr(jaxpr, consts, *self._values())[0]
+            return core.eval_jaxpr(jaxpr, consts, *self._values())[0]
 
 
 _open: dict[int, Staging] = {}  # id of an open staging trace -> its Staging
@@ -358,3 +358,33 @@ def rebuilt_for_custom_rule(frame: Any) -> bool:
 def current_trace() -> Any:
     """The innermost active JAX trace object (None when this JAX does not say)."""
     return None if _trace_ctx is None else _trace_ctx.trace
+
+
+LAX_TAKES_ARRAYS = (
+    "a JAX primitive (a jax.lax function) was handed a tf.{kind}: lax functions take arrays. "
+    "Pass jnp.asarray(t) (or v.value for a tf.Variable); jnp and jax.nn functions take "
+    "Tensors as they are."
+)
+
+
+class LaxGotTensorError(ValueError):
+    """A tf.Tensor reached a JAX primitive (`lax.add(t, 1)`), which takes arrays only."""
+
+
+def refuse_in_primitives(cls: type, kind: str) -> None:
+    """Make a JAX primitive handed a `cls` raise `LaxGotTensorError` saying what to pass
+    (JAX's own error speaks of abstractification). On a JAX without the hook, JAX's
+    error stays."""
+    try:
+        from jax._src import dtypes
+    except ImportError:  # pragma: no cover - other JAX versions
+        return
+
+    def refuse(value: Any) -> Any:
+        raise LaxGotTensorError(LAX_TAKES_ARRAYS.format(kind=kind))
+
+    register = getattr(dtypes, "register_canonicalize_value_handler", None)
+    if register is not None:
+        register(cls, refuse)
+    elif hasattr(dtypes, "canonicalize_value_handlers"):
+        dtypes.canonicalize_value_handlers[cls] = refuse

@@ -26,7 +26,7 @@ import numpy as np
 from jax.core import Tracer
 
 from . import _tape
-from ._jax_internals import asked_by_jax_operator, rebuilt_for_custom_rule
+from ._jax_internals import asked_by_jax_operator, rebuilt_for_custom_rule, refuse_in_primitives
 
 DISPOSED_MESSAGE = "Tensor is disposed."
 
@@ -480,4 +480,5 @@ def _unflatten(_aux: None, children: Any) -> Any:
 
 
 jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
+refuse_in_primitives(Tensor, "Tensor")
 _tape.bind_tensor(Tensor)

@@ -27,7 +27,7 @@ import numpy as np
 from jax.core import ShapedArray, Tracer
 
 from . import _store, _tape
-from ._jax_internals import staging
+from ._jax_internals import refuse_in_primitives, staging
 from ._tensor import Tensor
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
 
@@ -450,6 +450,7 @@ def _unflatten(_aux: None, children: Any) -> Any:
 
 
 jax.tree_util.register_pytree_node(Variable, _flatten, _unflatten)
+refuse_in_primitives(Variable, "Variable")
 
 
 # -- the store's side of a Variable, for the package's transforms and optimizers ----------

@@ -527,3 +527,101 @@ PAIRS = [
 def test_program_in_context(prog: Program, ctx: str):
     with no_tape_warnings():
         CONTEXTS[ctx](prog)
+
+
+# -- adversarial extras -------------------------------------------------------------------
+def _refusal(fn, *args) -> str:
+    with pytest.raises((TypeError, ValueError)) as caught:
+        fn(*args)
+    return str(caught.value)
+
+
+def test_lax_handed_a_tensor_says_to_use_jnp_asarray():
+    t = tf.tensor1d([1.0, -2.0, 3.0])
+    v = tf.variable(tf.tensor1d([0.5, 1.5, -1.0]), True, "rc_lax_refusal")
+    messages = {
+        "tensor": _refusal(lambda a: lax.add(a, a), t),
+        "variable": _refusal(lambda a: lax.add(a, a), v),
+        "in tf.grad's f": _refusal(tf.grad(lambda x: jnp.sum(lax.add(x, x))), t),
+        "under jax.jit": _refusal(jax.jit(lambda x: lax.add(x, x)), t),
+    }
+    for where, message in messages.items():
+        assert "jnp.asarray" in message, f"{where}: {message}"
+    # the array is what lax takes
+    _close(lax.add(jnp.asarray(t), v.value), [1.5, -0.5, 2.0])
+    v.dispose()
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "tf_jit"])
+def test_a_variable_assigned_in_f_after_a_jnp_call(compiled: bool):
+    """A non-trainable running statistic written inside minimize's f from jnp values (no
+    gradient question: the loss does not read it); the step and the write both apply."""
+    w0 = np.asarray([0.4, -0.7, 1.1], np.float32)
+    w = tf.variable(tf.tensor(w0), True, f"rc_assign_w_{compiled}")
+    stat = tf.variable(tf.zeros([3]), False, f"rc_assign_stat_{compiled}")
+    opt = tf.train.sgd(LR)
+    runs, types = Runs(), ValueTypes()
+
+    def loss(xt):
+        runs.n += 1
+        types.check([w, stat])
+        h = jnp.tanh(w * xt)
+        stat.assign(stat.value + jnp.tanh(w.value))
+        return jnp.sum(h**2) + tf.sum(w).mul(0.1)
+
+    def step(xt):
+        return opt.minimize(lambda: loss(xt), True)
+
+    if compiled:
+        step = tf.jit(step)
+
+    def raw(w, x):
+        return jnp.sum(jnp.tanh(w * x) ** 2) + 0.1 * jnp.sum(w)
+
+    wr, sr = jnp.asarray(w0), jnp.zeros(3)
+    with no_tape_warnings():
+        for k in range(CALLS):
+            x = np.asarray([1.0, 0.5, -0.25], np.float32) * (k + 1)
+            cost = runs.call(step, tf.tensor(x), expected=0 if compiled and k else 1)
+            value, g = jax.value_and_grad(raw)(wr, jnp.asarray(x))
+            sr = sr + jnp.tanh(wr)
+            wr = wr - LR * g
+            _close(cost, value, f"cost, step {k}")
+            _close(w.value, wr, f"w after step {k}")
+            _close(stat.value, sr, f"stat after step {k}")
+    types.assert_clean()
+    w.dispose()
+    stat.dispose()
+    opt.dispose()
+
+
+def test_a_variable_created_in_f_after_a_jnp_call():
+    w0 = np.asarray([0.3, -1.2, 0.8], np.float32)
+    w = tf.variable(tf.tensor(w0), True, "rc_create_w")
+    runs, made = Runs(), []
+
+    def loss():
+        runs.n += 1
+        h = jax.nn.softplus(w.value)
+        made.append(tf.variable(jnp.tanh(h), False, f"rc_created_{len(made)}"))
+        return jnp.sum(h * w)
+
+    with no_tape_warnings():
+        for k in range(CALLS):
+            value, grads = runs.call(tf.variableGrads, loss)
+            want_value, want = jax.value_and_grad(lambda a: jnp.sum(jax.nn.softplus(a) * a))(
+                jnp.asarray(w0)
+            )
+            _close(value, want_value, f"value, call {k}")
+            assert set(grads) == {w.name}
+            _close(grads[w.name], want, f"grad, call {k}")
+    assert [v.name for v in made] == [f"rc_created_{k}" for k in range(CALLS)]
+    live = tf.registered_variables()
+    for v in made:
+        assert live.get(v.name) is v
+        assert not v.trainable
+        _close(v.value, jnp.tanh(jax.nn.softplus(jnp.asarray(w0))), v.name)
+        assert isinstance(v.value, jax.Array)
+    for v in made:
+        v.dispose()
+    w.dispose()

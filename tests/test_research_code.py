@@ -183,8 +183,16 @@ def _reference(prog: Program, x, ps) -> tuple[Any, list[Any]]:
     """jax.value_and_grad of the raw program with respect to x and every parameter."""
     x, ps = jnp.asarray(x), [jnp.asarray(p) for p in ps]
     raw = prog.reference(x, *ps)
-    value, grads = jax.value_and_grad(raw, argnums=tuple(range(1 + len(ps))))(x, *ps)
+    if raw is prog.raw:  # one compiled reference per program
+        value, grads = _value_and_grads(raw, 1 + len(ps))(x, *ps)
+    else:
+        value, grads = jax.value_and_grad(raw, argnums=tuple(range(1 + len(ps))))(x, *ps)
     return value, list(grads)
+
+
+@functools.cache
+def _value_and_grads(raw: Callable[..., Any], n_args: int) -> Callable[..., Any]:
+    return jax.jit(jax.value_and_grad(raw, argnums=tuple(range(n_args))))
 
 
 class Runs:
@@ -453,6 +461,12 @@ def ctx_grad_under_jax_jit(prog: Program) -> None:
         _close(g, _reference(prog, x, ps)[1][1], f"grad, call {k}")
 
 
+@functools.cache
+def _per_example_grads(raw: Callable[..., Any], n_rest: int) -> Callable[..., Any]:
+    """jax.grad of raw in its second argument, vmapped over it (compiled once a program)."""
+    return jax.jit(jax.vmap(jax.grad(raw, argnums=1), (None, 0, *[None] * n_rest)))
+
+
 def ctx_grad_under_jax_vmap(prog: Program) -> None:
     runs = Runs()
     for k in range(CALLS):
@@ -460,11 +474,8 @@ def ctx_grad_under_jax_vmap(prog: Program) -> None:
         _, ps2 = prog.inputs(k + 10)
         batch = jnp.stack([jnp.asarray(ps[0]), jnp.asarray(ps2[0])])
         g = runs.call(jax.vmap(tf.grad(_of_first_param(prog, runs, x, ps))), batch)
-        raw = functools.partial(prog.reference(x, *ps), jnp.asarray(x))
         rest = [jnp.asarray(p) for p in ps[1:]]
-        want = jax.vmap(jax.grad(raw), (0, *[None] * len(rest)))(
-            batch, *rest
-        )
+        want = _per_example_grads(prog.reference(x, *ps), len(rest))(jnp.asarray(x), batch, *rest)
         _close(g, want, f"per-example grads, call {k}")
 
 

@@ -161,8 +161,11 @@ def test_jit_keeps_tensors_and_gradients_match_jax():
 
     want = jax.grad(loss)(jnp.asarray(A))
     close(tf.grad(loss)(tf.tensor(A)), want)
-    close(tf.grad(lambda a: a.reshape((3, 2), order="F").sum(axis=0)[0])(tf.tensor(A)),
-          jax.grad(lambda a: a.reshape((3, 2), order="F").sum(axis=0)[0])(jnp.asarray(A)))  # fmt: skip
+
+    def fortran(a):
+        return a.reshape((3, 2), order="F").sum(axis=0)[0]
+
+    close(tf.grad(fortran)(tf.tensor(A)), jax.grad(fortran)(jnp.asarray(A)))
 
 
 # -- adversarial -----------------------------------------------------------------------
@@ -251,9 +254,7 @@ def _case(draw):
         st.one_of(
             st.none(),
             st.integers(-ndim, ndim - 1),
-            st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True).map(
-                tuple
-            ),
+            st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True).map(tuple),
         )
     )
     keepdims = draw(st.booleans())

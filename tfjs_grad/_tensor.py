@@ -297,10 +297,34 @@ class Tensor:
         """jax.Array's `.at[...]` functional updates, returning Tensors."""
         return _At(self._get())
 
-    def astype(self, dtype: Any) -> Tensor:
+    def astype(
+        self,
+        dtype: Any,
+        order: str = "K",
+        casting: str = "unsafe",
+        subok: bool = True,
+        copy: bool = True,
+        device: Any = None,
+    ) -> Tensor:
+        """The values as dtype, as numpy's `astype` (`casting=` is checked as numpy does;
+        `order=`, `subok=`, `copy=` and `device=` change nothing for an immutable tensor)."""
+        from ._numpy_forms import check_order
         from ._tensors import to_dtype
 
-        return wrap(self._get().astype(to_dtype(dtype)))
+        del subok, copy, device
+        check_order("astype", order, "CFAK")
+        target = to_dtype(dtype)
+        if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+            raise ValueError(
+                "tf.Tensor.astype(): casting must be one of 'no', 'equiv', 'safe', "
+                f"'same_kind' or 'unsafe', got {casting!r}"
+            )
+        if casting != "unsafe" and not np.can_cast(self.dtype, target, casting):
+            raise TypeError(
+                f"tf.Tensor.astype(): cannot cast from {np.dtype(self.dtype).name} to "
+                f"{target.name} according to the rule '{casting}'"
+            )
+        return wrap(self._get().astype(target))
 
     # -- Python protocols ------------------------------------------------------------
     def __bool__(self) -> bool:

@@ -9,11 +9,11 @@ AttributeError too) naming it.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from typing import Any
 
+from . import _numpy_forms
 from ._tensor import NotImplementedMethodError, Tensor
 
 # Every op name of tfjs 4.22's Tensor prototype (`Object.getOwnPropertyNames`).
@@ -37,8 +37,6 @@ PROTOTYPE_OTHERS = (
     "clone data dataSync dataToGPU dispose isDisposed print rank reshapeAs throwIfDisposed "
     "toBool toFloat toInt toString variable"
 ).split()
-# numpy-style keywords accepted beside tfjs's positional order.
-_REDUCTIONS = {"sum", "mean", "max", "min", "prod", "all", "any", "logSumExp", "euclideanNorm"}
 
 
 def snake(name: str) -> str:
@@ -64,39 +62,6 @@ def missing_attribute(name: str) -> AttributeError:
     return AttributeError(f"'tf.Tensor' object has no attribute '{name}'")
 
 
-_UNSET: Any = object()
-
-
-def _numpy_keywords(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A reduction method that also takes numpy's `axis=`, `keepdims=` (and `dtype=None`,
-    `out=None`, which `np.sum(t)` passes)."""
-
-    @functools.wraps(fn)
-    def method(
-        self: Any,
-        *args: Any,
-        axis: Any = _UNSET,
-        keepdims: Any = _UNSET,
-        keepDims: Any = _UNSET,  # noqa: N803 (tfjs's spelling)
-        dtype: Any = None,
-        out: Any = None,
-        **kwargs: Any,
-    ) -> Any:
-        if dtype is not None or out is not None:
-            raise TypeError(
-                f"tf.Tensor.{fn.__name__}() takes tfjs's (axis, keepDims); dtype= and out= "
-                "are not supported"
-            )
-        if axis is not _UNSET:
-            kwargs["axis"] = axis
-        for flag in (keepdims, keepDims):
-            if flag is not _UNSET:
-                kwargs["keep_dims"] = flag
-        return fn(self, *args, **kwargs)
-
-    return method
-
-
 def _methods(tf: Any) -> dict[str, Callable[..., Any]]:
     """Method name -> function, for every prototype op that exists as `tf.<name>`."""
     found: dict[str, Callable[..., Any]] = {}
@@ -110,10 +75,6 @@ def _methods(tf: Any) -> dict[str, Callable[..., Any]]:
         elif name == "where":
             op = getattr(tf, name, None)
             fn = None if op is None else _where(op)
-        elif name in _REDUCTIONS and fn is not None:
-            fn = _numpy_keywords(fn)
-        elif name == "reshape" and fn is not None:
-            fn = _reshape(fn)
         if callable(fn):
             found[name] = fn
     return found
@@ -127,21 +88,6 @@ def _joined(op: Callable[..., Any]) -> Callable[..., Any]:
     method.__name__ = method.__qualname__ = op.__name__
     method.__doc__ = f"`tf.{op.__name__}([x, *tensors], axis)`."
     return method
-
-
-def _reshape(op: Callable[..., Any]) -> Callable[..., Any]:
-    def reshape(self: Any, shape: Any, *more: int) -> Any:
-        """`tf.reshape(x, shape)`; numpy's `t.reshape(-1)` and `t.reshape(2, 3)` work too.
-
-        >>> import tfjs_grad as tf
-        >>> tf.ones([2, 3]).reshape(-1).shape, tf.ones([6]).reshape(3, 2).shape
-        ((6,), (3, 2))
-        """
-        if more or isinstance(shape, int):
-            shape = [shape, *more]
-        return op(self, shape)
-
-    return reshape
 
 
 def _where(op: Callable[..., Any]) -> Callable[..., Any]:
@@ -169,7 +115,7 @@ def _interim() -> dict[str, Callable[..., Any]]:
 
         method.__name__ = method.__qualname__ = name
         method.__doc__ = f"`tf.{name}(x, axis, keepDims)`: bool reduction over axis (all if None)."
-        return _numpy_keywords(method)
+        return method
 
     def scan(name: str, fn: Callable[..., Any], unit: int) -> Callable[..., Any]:
         def method(self: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Any:
@@ -205,7 +151,7 @@ def _interim() -> dict[str, Callable[..., Any]]:
 def attach(tf: Any) -> None:
     """Give `tf.Tensor` a method for every prototype op `tf` has (call again after adding
     ops: it only adds)."""
-    methods = _interim() | _methods(tf)
+    methods = _numpy_forms.wrap_methods(_interim() | _methods(tf)) | _numpy_forms.ndarray_only()
     for name, fn in methods.items():
         for alias in {name, snake(name)}:
             if alias not in _attached:
@@ -324,7 +270,6 @@ def _attach_conversions(tf: Any) -> None:
         "toFloat": lambda self: tf.cast(self, "float32"),
         "toInt": lambda self: tf.cast(self, "int32"),
         "toBool": lambda self: tf.cast(self, "bool"),
-        "flatten": lambda self: tf.reshape(self, [self.size]),
         "as1D": lambda self: tf.reshape(self, [self.size]),
         # tfjs's asXD is reshape: one -1 is inferred (mnist-core's `as4D(-1, 28, 28, 1)`)
         "as2D": lambda self, rows, columns: tf.reshape(self, [rows, columns]),

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import os
+import site
+import sysconfig
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -330,29 +333,74 @@ def asked_by_jax_operator(frame: Any) -> bool:
     )
 
 
-# The functions through which jax.custom_jvp / jax.custom_vjp hand a call's arguments (and
-# the residuals and cotangents) to the user's function and its rules, rebuilt from leaves.
+# Where JAX rebuilds a call's arguments from leaves before running the code it calls:
+# jax.custom_jvp / jax.custom_vjp for the function and its derivative rules, and jit for
+# the function it traces (its local `fun`).
 _CUSTOM_DERIVATIVES = "jax._src.custom_derivatives"
-_TREE_UTIL = "jax._src.tree_util"
 _CUSTOM_RULE_CALLERS = frozenset(
     {"_flatten_fun_nokwargs", "_flatten_jvp", "_flatten_fwd", "_flatten_bwd"}
 )
+_JIT_TRACE = ("trace_to_jaxpr", "jax._src.interpreters.partial_eval")
+_TREE_UTIL = "jax._src.tree_util"
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_LIBRARY_DIRS = tuple(
+    {
+        os.path.abspath(d) + os.sep
+        for d in (
+            *site.getsitepackages(),
+            site.getusersitepackages(),
+            sysconfig.get_paths()["purelib"],
+            sysconfig.get_paths()["platlib"],
+            os.path.dirname(os.path.dirname(os.path.abspath(jax.__file__))),
+        )
+        if d
+    }
+)
+_library_code: dict[Any, bool] = {}
 
 
-def rebuilt_for_custom_rule(frame: Any) -> bool:
-    """Whether `frame` (the code rebuilding a Tensor from its leaf) is jax.custom_jvp's or
-    jax.custom_vjp's, passing arguments to a function or its derivative rules. Those are
-    JAX code (`jax.nn.relu`'s rule calls `lax.select(x > 0, ...)`) and get the plain array,
-    as JAX's own array-extension types do; on another JAX layout this answers False."""
+def _is_library_function(fun: Any) -> bool:
+    """Whether `fun` (through partials and wrappers) is defined in an installed library
+    (jax, optax, flax, ...: site-packages), not in the user's code or in tfjs_grad."""
+    for _ in range(8):
+        code = getattr(fun, "__code__", None)
+        if code is not None:
+            break
+        fun = getattr(fun, "func", None) or getattr(fun, "__wrapped__", None)
+        if fun is None:
+            return False
+    else:
+        return False
+    found = _library_code.get(code)
+    if found is None:
+        path = os.path.abspath(code.co_filename)
+        found = path.startswith(_LIBRARY_DIRS) and not path.startswith(_OWN_DIR)
+        if len(_library_code) > 4096:
+            _library_code.clear()
+        _library_code[code] = found
+    return found
+
+
+def rebuilt_for_library_code(frame: Any) -> bool:
+    """Whether `frame` (the code rebuilding a Tensor from its leaf) is JAX passing the
+    arguments to library code that computes with lax on them: a jax.custom_jvp /
+    custom_vjp function or derivative rule (`jax.nn.relu`'s rule calls
+    `lax.select(x > 0, ...)`), or a function of an installed library that jit traces
+    (`jax.nn.sigmoid` is a jitted `lax.logistic`). Those get the plain array, as for
+    JAX's own array types; the user's own functions keep Tensors. On another JAX
+    layout this answers False."""
     for _ in range(3):  # past jax.tree_util's own wrappers
         if frame is None or frame.f_globals.get("__name__") != _TREE_UTIL:
             break
         frame = frame.f_back
-    return (
-        frame is not None
-        and frame.f_code.co_name in _CUSTOM_RULE_CALLERS
-        and frame.f_globals.get("__name__") == _CUSTOM_DERIVATIVES
-    )
+    if frame is None:
+        return False
+    name, module = frame.f_code.co_name, frame.f_globals.get("__name__")
+    if module == _CUSTOM_DERIVATIVES:
+        return name in _CUSTOM_RULE_CALLERS
+    if (name, module) == _JIT_TRACE:
+        return _is_library_function(frame.f_locals.get("fun"))
+    return False
 
 
 def current_trace() -> Any:

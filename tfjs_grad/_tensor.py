@@ -26,7 +26,7 @@ import numpy as np
 from jax.core import Tracer
 
 from . import _tape
-from ._jax_internals import asked_by_jax_operator, rebuilt_for_custom_rule, refuse_in_primitives
+from ._jax_internals import asked_by_jax_operator, rebuilt_for_library_code, refuse_in_primitives
 
 DISPOSED_MESSAGE = "Tensor is disposed."
 
@@ -496,7 +496,7 @@ def _flatten(t: Tensor) -> tuple[tuple[Any], None]:
 
 
 def _unflatten(_aux: None, children: Any) -> Any:
-    if rebuilt_for_custom_rule(sys._getframe(1)):  # jax.nn.relu's rule: the array
+    if rebuilt_for_library_code(sys._getframe(1)):  # jax.nn.sigmoid's jit: the array
         return children[0]
     t = Tensor.__new__(Tensor)
     t._value = children[0]

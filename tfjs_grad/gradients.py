@@ -392,18 +392,7 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
             raise TypeError(prefix + "`obj.gradFunc` is a function.")
         return value, grad_func, saved
 
-    @jax.custom_vjp
-    def op(*xs: Any) -> Any:
-        return run_forward(xs)[0]
-
-    def fwd(*xs: Any) -> Any:
-        value, _, saved = run_forward(xs)
-        return value, (xs, saved)
-
-    def bwd(residuals: Any, dy: Any) -> tuple[Any, ...]:
-        xs, saved = residuals
-        _, grad_func, _ = run_forward(xs)
-        result = grad_func(Tensor(dy), [Tensor(s) for s in saved])
+    def check_grads(result: Any, xs: Sequence[Any]) -> tuple[Any, ...]:
         result = list(result) if isinstance(result, (list, tuple)) else [result]
         if len(result) != len(xs):
             raise ValueError(
@@ -432,8 +421,6 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
             out.append(g.astype(x.dtype))
         return tuple(out)
 
-    op.defvjp(fwd, bwd)
-
     def call(*inputs: ArrayLike) -> jax.Array:
         tape = _tape.active()
         if tape is not None:  # customGrad's rule is JAX's: f goes on traced
@@ -445,7 +432,24 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
             if not isinstance(x, (jax.Array, Tracer, np.ndarray)):
                 raise TypeError("The args passed in customGrad(f)(x1, x2,...) must all be tensors")
             xs.append(jnp.asarray(x))
-        return track(op(*xs))
+        # f runs once, here, as in tfjs; its value takes the gradient grad_func gives
+        # (none flows through the ops f used to compute it).
+        value, grad_func, saved = run_forward(xs)
+
+        @jax.custom_vjp
+        def attach(xs: tuple[Any, ...], value: Any, saved: tuple[Any, ...]) -> Any:
+            return value
+
+        def fwd(xs: tuple[Any, ...], value: Any, saved: tuple[Any, ...]) -> Any:
+            return value, (xs, saved)
+
+        def bwd(residuals: Any, dy: Any) -> tuple[Any, None, None]:
+            xs, saved = residuals
+            result = grad_func(Tensor(dy), [Tensor(s) for s in saved])
+            return check_grads(result, xs), None, None
+
+        attach.defvjp(fwd, bwd)
+        return track(attach(tuple(xs), value, tuple(saved)))
 
     return call
 

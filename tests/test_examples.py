@@ -18,8 +18,6 @@ import random
 import sys
 from pathlib import Path
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -242,9 +240,7 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
     real_multinomial = tf.multinomial
 
     def multinomial(logits, numSamples, seed=None, normalized=False):
-        sample = real_multinomial(logits, numSamples, seed, normalized)
-        if isinstance(jnp.asarray(sample), jax.core.Tracer):  # a trace never read
-            return sample
+        real_multinomial(logits, numSamples, seed, normalized)  # (f runs once: every draw is read)
         step = steps()
         assert (numSamples, seed, normalized) == (1, None, True)
         return tf.tensor2d([[step["action"]]], [1, 1], "int32")

@@ -54,9 +54,9 @@ _JNP_REDUCTIONS: dict[str, Callable[..., Any]] = {
 def _array(x: Any) -> Any:
     """The JAX value of a Tensor (a Variable's current value), as `jnp.asarray(t)` reads it
     (a value the eager tape recorded leaves the tape, as any jnp call on it does)."""
-    from ._tensor import Tensor
+    from ._tensor import unwrap
 
-    return x._as_jax_array() if isinstance(x, Tensor) else x
+    return unwrap(x)
 
 
 def _wrap(value: Any) -> Any:

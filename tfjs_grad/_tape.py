@@ -404,7 +404,11 @@ class Tape:
                 for e in wiring
                 if e[0] in tensor_params
             )
-            signature = self._new_signature(key, fn, statics, dynamic)
+            try:
+                signature = self._new_signature(key, fn, statics, dynamic)
+            except _Unrecordable as error:
+                self.stage(str(error))
+                return False, None
         return True, self._add(signature)
 
     def _record_general(
@@ -494,8 +498,11 @@ class Tape:
             return out
 
         drawn: list[int] = []
-        with paused():
-            out = jax.eval_shape(call, *avals)
+        try:
+            with paused():
+                out = jax.eval_shape(call, *avals)
+        except TapeFallback:  # the op reads a recorded value it was not given (a closure)
+            raise _Unrecordable("an op reading a value f computed through a closure") from None
         out_avals, out_tree = jax.tree.flatten(out)
         out_keys = tuple(_aval_key(a) for a in out_avals)
         return _Signature(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
-import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
@@ -496,7 +495,8 @@ def _flatten(t: Tensor) -> tuple[tuple[Any], None]:
 
 
 def _unflatten(_aux: None, children: Any) -> Any:
-    if rebuilt_for_library_code(sys._getframe(1)):  # jax.nn.sigmoid's jit: the array
+    if rebuilt_for_library_code(inspect.currentframe().f_back):  # type: ignore[union-attr]
+        # (jax.nn.sigmoid's jit, jax.nn.relu's rule: JAX code gets the array)
         return children[0]
     t = Tensor.__new__(Tensor)
     t._value = children[0]

@@ -192,3 +192,55 @@ def test_jax_arrays_binary_operators_are_found_and_defer_to_tensors():
     assert not _jax_internals.asked_by_jax_operator(None)
     assert type(jnp.ones(2) + tf.ones([2])) is tf.Tensor
     assert not isinstance(jax.jit(lambda a: a + tf.ones([2]))(jnp.ones(2)), tf.Tensor)
+
+
+# -- the eager tape's staging, and what JAX's own code receives --------------------------
+
+
+def test_a_staging_opened_midway_gives_make_jaxprs_program_and_reads_values():
+    from jax.core import ShapedArray
+
+    values = [np.asarray([0.5, 2.0], np.float32)]
+    staging = _jax_internals.Staging([ShapedArray((2,), jnp.float32)], lambda: values)
+    (x,) = staging.inputs
+    assert _jax_internals.tracing()
+    h = jnp.sin(x) * 3
+    assert float(h.sum()) == pytest.approx(float(np.sum(np.sin(values[0]) * 3)), rel=1e-6)
+    assert bool(h[1] > 0) and int(h.argmax()) == 1 and np.asarray(h).shape == (2,)
+    closed = staging.close([h.sum()])
+    assert not _jax_internals.tracing()
+    run = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, jnp.asarray([1.0, 2.0]))[0]
+    np.testing.assert_allclose(run, np.sum(np.sin([1.0, 2.0]) * 3), rtol=1e-6)
+    with pytest.raises(jax.errors.ConcretizationTypeError):  # closed: JAX's rules again
+        jax.jit(lambda a: float(a))(1.0)
+
+
+def test_a_staging_aborted_on_an_error_leaves_no_trace_behind():
+    from jax.core import ShapedArray
+
+    staging = _jax_internals.Staging([ShapedArray((), jnp.float32)], lambda: [np.float32(1)])
+    staging.abort()
+    assert not _jax_internals.tracing()
+    assert float(jnp.sin(1.0)) == pytest.approx(np.sin(1.0))
+
+
+def test_jax_library_code_gets_arrays_and_user_code_keeps_tensors():
+    t = tf.tensor1d([-1.0, 2.0])
+    seen = []
+    np.testing.assert_allclose(jax.nn.sigmoid(t), 1 / (1 + np.exp([1.0, -2.0])), rtol=1e-6)
+    jax.jit(lambda a: seen.append(type(a)) or a.relu())(t)
+    assert seen == [tf.Tensor]  # the user's function under jax.jit keeps Tensors
+    g = tf.grad(lambda x: jnp.sum(jax.nn.relu(x) + jax.nn.sigmoid(x)))(t)
+    want = jax.grad(lambda x: jnp.sum(jax.nn.relu(x) + jax.nn.sigmoid(x)))(jnp.asarray(t))
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-6)
+
+
+def test_a_jax_primitive_handed_a_tensor_says_to_pass_the_array():
+    t = tf.tensor1d([1.0, 2.0])
+    v = tf.variable(t, name="internals_lax_v")
+    for call in (lambda: jax.lax.add(t, t), lambda: jax.lax.exp(v),
+                 lambda: tf.grad(lambda x: jax.lax.sin(x).sum())(t)):
+        with pytest.raises(ValueError, match=r"jnp\.asarray\(t\).*v\.value"):
+            call()
+    np.testing.assert_allclose(jax.lax.add(jnp.asarray(t), v.value), [2.0, 4.0])
+    v.dispose()

@@ -340,8 +340,9 @@ _CUSTOM_DERIVATIVES = "jax._src.custom_derivatives"
 _CUSTOM_RULE_CALLERS = frozenset(
     {"_flatten_fun_nokwargs", "_flatten_jvp", "_flatten_fwd", "_flatten_bwd"}
 )
-_JIT_TRACE = ("trace_to_jaxpr", "jax._src.interpreters.partial_eval")
-_TREE_UTIL = "jax._src.tree_util"
+_JIT_TRACES = frozenset({"trace_to_jaxpr", "trace_to_jaxpr_nocache"})
+_PARTIAL_EVAL = "jax._src.interpreters.partial_eval"
+_TREE_MODULES = frozenset({"jax._src.tree_util", "jax._src.flattree"})
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _LIBRARY_DIRS = tuple(
     {
@@ -389,8 +390,8 @@ def rebuilt_for_library_code(frame: Any) -> bool:
     (`jax.nn.sigmoid` is a jitted `lax.logistic`). Those get the plain array, as for
     JAX's own array types; the user's own functions keep Tensors. On another JAX
     layout this answers False."""
-    for _ in range(3):  # past jax.tree_util's own wrappers
-        if frame is None or frame.f_globals.get("__name__") != _TREE_UTIL:
+    for _ in range(8):  # past JAX's own tree code
+        if frame is None or frame.f_globals.get("__name__") not in _TREE_MODULES:
             break
         frame = frame.f_back
     if frame is None:
@@ -398,7 +399,7 @@ def rebuilt_for_library_code(frame: Any) -> bool:
     name, module = frame.f_code.co_name, frame.f_globals.get("__name__")
     if module == _CUSTOM_DERIVATIVES:
         return name in _CUSTOM_RULE_CALLERS
-    if (name, module) == _JIT_TRACE:
+    if module == _PARTIAL_EVAL and name in _JIT_TRACES:
         return _is_library_function(frame.f_locals.get("fun"))
     return False
 

@@ -5,7 +5,7 @@ https://github.com/tensorflow/tfjs-examples/blob/master/cart-pole/index.js
 Each step samples an action from the policy and records the gradient of the sigmoid
 cross-entropy that makes that action more likely (`getGradientsAndSaveActions`: the sampled
 action is read back as a Python number inside the function given to `tf.variableGrads`, so
-tfjs_grad runs that function eagerly, as tfjs does, and says so once). After a round of games,
+tfjs_grad runs that function on real numbers, once per call, as tfjs does). After a round of games,
 discounted and normalised rewards scale those gradients, and the optimizer applies their
 average. The original's `SaveablePolicyNetwork` (browser IndexedDB storage) is not ported.
 """

@@ -390,23 +390,43 @@ def rebuilt_for_library_code(frame: Any) -> bool:
     (`jax.nn.sigmoid` is a jitted `lax.logistic`). Those get the plain array, as for
     JAX's own array types; the user's own functions keep Tensors. On another JAX
     layout this answers False."""
-    for _ in range(8):  # past JAX's own tree code
-        if frame is None or frame.f_globals.get("__name__") not in _TREE_MODULES:
-            break
-        frame = frame.f_back
-    if frame is None:
+    if frame is None or _frame_kinds.get(id(frame.f_code), _NONE)[0] is _OTHER:  # common
         return False
-    name, module = frame.f_code.co_name, frame.f_globals.get("__name__")
-    if module == _CUSTOM_DERIVATIVES:
-        return name in _CUSTOM_RULE_CALLERS
-    if module == _PARTIAL_EVAL and name in _JIT_TRACES:
-        return _is_library_function(frame.f_locals.get("fun"))
+    for _ in range(8):
+        if frame is None:
+            return False
+        code = frame.f_code
+        kind = _frame_kinds.get(id(code), _NONE)[0]
+        if kind is None:
+            kind = _frame_kind(code, frame.f_globals.get("__name__"))
+            if len(_frame_kinds) > 4096:
+                _frame_kinds.clear()
+            _frame_kinds[id(code)] = (kind, code)  # (the code kept alive: its id stays its)
+        if kind is _OTHER:
+            return False
+        if kind is _CUSTOM_RULE:
+            return True
+        if kind is _JIT:
+            return _is_library_function(frame.f_locals.get("fun"))
+        frame = frame.f_back  # JAX's own tree code: look at its caller
     return False
 
 
-def current_trace() -> Any:
-    """The innermost active JAX trace object (None when this JAX does not say)."""
-    return None if _trace_ctx is None else _trace_ctx.trace
+_OTHER, _TREE, _CUSTOM_RULE, _JIT = "other", "tree", "custom rule", "jit"
+# id of a code object -> (what its frames are, the code): cached, as every unflatten asks
+# (a code object's own hash digests its contents)
+_frame_kinds: dict[int, tuple[str, Any]] = {}
+_NONE = (None, None)
+
+
+def _frame_kind(code: Any, module: Any) -> str:
+    if module in _TREE_MODULES:
+        return _TREE
+    if module == _CUSTOM_DERIVATIVES and code.co_name in _CUSTOM_RULE_CALLERS:
+        return _CUSTOM_RULE
+    if module == _PARTIAL_EVAL and code.co_name in _JIT_TRACES:
+        return _JIT
+    return _OTHER
 
 
 LAX_TAKES_ARRAYS = (

@@ -109,6 +109,12 @@ def reduction(name: str, tfjs: Callable[..., Any]) -> Callable[..., Any]:
         where: Any = _UNSET,
         initial: Any = _UNSET,
     ) -> Any:
+        if (  # tfjs's call, `t.sum()`, `t.mean(0, true)`: the op as it is (the eager tape's
+            # hot path)
+            keepdims is _UNSET and keepDims is _UNSET and dtype is _UNSET
+            and out is _UNSET and where is _UNSET and initial is _UNSET
+        ):  # fmt: skip
+            return tfjs(self, axis, False if keep_dims is _UNSET else keep_dims)
         keep = _one_of(name, "keepdims", False, keep_dims=keep_dims, keepdims=keepdims,
                        keepDims=keepDims)  # fmt: skip
         _no_out(name, None if out is _UNSET else out)
@@ -209,7 +215,7 @@ def reshape(tfjs: Callable[..., Any]) -> Callable[..., Any]:
         del copy  # a Tensor is immutable: sharing or copying its value is the same
         if more or isinstance(shape, int):
             shape = [shape, *more]
-        if check_order("reshape", order, "CFA") != "F":
+        if order == "C" or check_order("reshape", order, "CFA") != "F":
             return tfjs(self, shape)
         from . import transpose
 

@@ -39,7 +39,7 @@ import numpy as np
 from jax.core import ShapedArray, Tracer
 
 from . import _jaxpr, _store
-from ._jax_internals import Staging, current_trace, trace_to_jaxpr, tracing
+from ._jax_internals import Staging, trace_to_jaxpr, tracing
 
 # TFJS_GRAD_TAPE=0 (or ENABLED[0] = False) puts every eager gradient call on the traced path.
 ENABLED = [os.environ.get("TFJS_GRAD_TAPE", "1") != "0"]
@@ -277,11 +277,12 @@ class Tape:
         self._fetch = fetch
         self._peek = peek  # the inputs' buffers, for a program only (they stay owned)
         self._primal_values: list[Any] | None = None
-        self.source: Any = None  # the user's function, named by JAX's errors
-        self.base = current_trace()  # the JAX trace f runs under (staging needs it)
-        self.staging: Staging | None = None  # set once f goes on, on a JAX trace
-        self.env: dict[int, Any] = {}  # slot -> its tracer, once staged
-        self.done = False  # the call returned: its values are only data now
+
+    # (class-level defaults: set per instance only when they change)
+    source: Any = None  # the user's function, named by JAX's errors
+    staging: Staging | None = None  # set once f goes on, on a JAX trace
+    env: dict[int, Any]  # slot -> its tracer, once staged
+    done = False  # the call returned: its values are only data now
 
     # -- leaving the tape: f goes on, on a JAX trace -----------------------------------------
     def stage(self, why: str) -> None:
@@ -289,7 +290,7 @@ class Tape:
         (recording stops; every recorded value now stands for its tracer). Idempotent."""
         if self.staging is not None:
             return
-        if current_trace() is not self.base:  # inside a transform f entered: no way on
+        if tracing():  # inside a transform f entered (the tape starts outside any): no way on
             raise TapeFallback(why + ", inside a JAX transform f entered")
         staging = Staging(self.avals[: self.n_primals], self._inputs, self.source)
         env = dict(zip(self.const_slots, self.const_values))

@@ -11,9 +11,12 @@ does (`twin/kernel`, then `twin/kernel_1`); `original_name(v)` keeps the unsuffi
 from __future__ import annotations
 
 import itertools
+import json
+import math
 import weakref
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any, ClassVar
 
 import jax
@@ -27,6 +30,7 @@ from .. import regularizers as _regularizers
 from .._config import merge, snake
 from .._tensor import Tensor, map_leaves, wrap
 from .._tensors import convert, dtype_name
+from ..ops import _checks
 from ..variables import Variable, lookup_variable
 
 Shape = tuple[int | None, ...]
@@ -53,6 +57,36 @@ def unique_prefix_name(prefix: str) -> str:
     """tfjs's `getUid(prefix)`: `input1`, `model2`, ..."""
     _class_counts[prefix] += 1
     return f"{prefix}{_class_counts[prefix]}"
+
+
+def positive_integer(value: Any, name: str) -> int:
+    """tfjs's `assertPositiveInteger`: `value` as an int, else its ValueError.
+
+    >>> positive_integer(3, "units")
+    3
+    >>> positive_integer(3.7, "units")
+    Traceback (most recent call last):
+    ValueError: Expected units to be a positive integer, but got 3.7.
+    """
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+        or not float(value).is_integer()
+        or value <= 0
+    ):
+        try:
+            got = json.dumps(value)
+        except (TypeError, ValueError):
+            got = repr(value)
+        raise ValueError(f"Expected {name} to be a positive integer, but got {got}.")
+    return int(value)
+
+
+WeightCheck = Callable[["Layer", str, tuple[int, ...], str], None]
+weight_check: ContextVar[WeightCheck | None] = ContextVar("weight_check", default=None)
+"""Called as `check(layer, name, shape, dtype)` before each weight is allocated (a loader
+checks the weights against the file it will fill them from)."""
 
 
 def unique_weight_name(name: str) -> str:
@@ -273,7 +307,14 @@ class Layer:
         """A new weight `<layer>/<name>` (a tf.Variable), initialized and registered."""
         init = _initializers.get(initializer)
         full = f"{self._weight_scope or self.name}/{name}"
-        value = init.apply([int(d) for d in shape], dtype)
+        try:
+            dims = _checks.sized_shape(shape, "addWeight", dtype, argument=f"shape of {name}")
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"Layer '{self.name}': {error}") from None
+        check = weight_check.get()
+        if check is not None:
+            check(self, full, dims, np.dtype(dtype).name)
+        value = init.apply(list(dims), dtype)
         var = Variable(
             value, trainable=trainable and self._trainable, name=unique_weight_name(full)
         )

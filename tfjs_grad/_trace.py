@@ -269,7 +269,12 @@ def write_back(program: Program, writes: list[Any]) -> None:
         return
     from .variables import variable_by_uid, write
 
+    frame = _store.current()
     for uid, value in zip(program.write_uids, writes):
         var = variable_by_uid(uid)  # program.created keeps the newborn ones alive
         if var is not None:  # a compiled result may be a forwarded input: not owned
             write(var, value, owned=False)
+            if frame is not None and uid in program.created:
+                # born inside a transform nested in another (a gradient call inside a
+                # tf.jit step): the outer one commits it, as if created there
+                frame.created[uid] = var

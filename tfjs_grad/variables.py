@@ -50,6 +50,61 @@ class TracedAssignError(TypeError, ValueError):
     """A traced value would be written to a Variable outside `tf.jit`/`tf.functionalize`."""
 
 
+# -- a Variable's value starts anew (tfjs's tape keys gradients by tensor id) -----------
+# In tfjs a Variable is one tensor id: `assign` swaps the data under it and `tf.variable`
+# makes a new id, so a value stored in a Variable has no gradient path back to what
+# computed it, and every read of a Variable (before or after an assign) is a read of that
+# one id: d(loss)/d(v) sums over all of them, each at the value it read. Inside a
+# transform the stored value is therefore `new` with the derivative of the value it
+# replaces (the Variable's bound input, through any earlier assigns); a created
+# Variable's value has none.
+@jax.custom_jvp
+def _rebased(new: Any, current: Any) -> Any:
+    return new
+
+
+@_rebased.defjvp
+def _rebased_jvp(primals: Any, tangents: Any) -> Any:
+    new, _ = primals
+    return new, tangents[1]
+
+
+@jax.custom_jvp
+def _fresh(new: Any) -> Any:
+    return jax.lax.stop_gradient(new)
+
+
+@_fresh.defjvp
+def _fresh_jvp(primals: Any, tangents: Any) -> Any:
+    # a zero tangent that still flows from `new` (as tf.stop_gradient's): JAX's
+    # linearization needs known tangents for every primal
+    (new,), (t,) = primals, tangents
+    return _fresh(new), t if t.dtype == jax.dtypes.float0 else t * 0
+
+
+def _stored_value(new: Any, current: Any = None) -> Any:
+    if current is None:
+        return _fresh(new)
+    return _rebased(new, current)
+
+
+def _stored(new: Any, current: Any = None) -> Any:
+    """What a write inside a transform stores (see `_rebased`): recorded on the eager
+    tape when f computed either value, else computed at once (on tracers)."""
+    tape = _tape.active()
+    if tape is not None:
+        recorded, result = tape.record(
+            _stored_value, {"new": new, "current": current}, ("new", "current")
+        )
+        if recorded:
+            return result.__tfjs_value__() if isinstance(result, Tensor) else result
+    if _tape.is_lazy(new):
+        new = new.staged()
+    if _tape.is_lazy(current):
+        current = current.staged()
+    return _stored_value(new, current)
+
+
 def _multi_device_sharding(value: Any) -> jax.sharding.Sharding | None:
     """The sharding to keep across assignments, when the value spans several devices."""
     if (
@@ -186,7 +241,7 @@ class Variable(Tensor):
         frame = _store.current()
         if frame is not None:
             frame.created[self._uid] = self
-            frame.values[self._uid] = value
+            frame.values[self._uid] = _stored(value)  # a new value: no gradient path back
             frame.written[self._uid] = None
             self._shared = True  # no buffer yet: not lendable until the transform commits
         elif isinstance(value, Tracer):
@@ -349,7 +404,8 @@ class Variable(Tensor):
         inside a transform, else as the buffer (`owned`: no one outside holds it)."""
         frame = _store.current()
         if frame is not None:
-            frame.values[self._uid] = value
+            found, current = _store.lookup(self._uid)
+            frame.values[self._uid] = _stored(value, current if found else None)
             frame.written[self._uid] = None
             return
         if isinstance(value, Tracer):

@@ -18,8 +18,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
+from ..ops.pooling import _lowest
 from .base import Layer
 from .convolutional import tuple_of
 from .core import _data_format, _pythonic_format
@@ -71,14 +73,18 @@ class _Pooling(Layer):
         return {**config, **super().get_config()}
 
 
+# The init values are host (numpy) scalars, never jnp arrays: inside a trace (the tape's
+# staging, tf.grad, tf.jit) jnp.array(...) is a tracer, and reduce_window with a traced init
+# is the generic reduce_window, which JAX cannot linearize. A concrete -inf or 0 keeps it
+# reduce_window_max / reduce_window_sum, which have gradients.
 class _Max:
     def _pool(self, x: Any) -> Any:
-        return self._window(x, jnp.array(-jnp.inf, x.dtype), lax.max)  # type: ignore[attr-defined]
+        return self._window(x, np.array(_lowest(x.dtype), x.dtype), lax.max)  # type: ignore[attr-defined]
 
 
 class _Average:
     def _pool(self, x: Any) -> Any:
-        zero = jnp.array(0, x.dtype)
+        zero = np.array(0, x.dtype)
         total = self._window(x, zero, lax.add)  # type: ignore[attr-defined]
         if self.padding == "valid":  # type: ignore[attr-defined]
             return total / float(math.prod(self.poolSize))  # type: ignore[attr-defined]

@@ -243,6 +243,19 @@ def _freeze(value: Any) -> Any:
     return (type(value), value)
 
 
+def _copied(value: Any) -> Any:
+    """A static argument as it is now: its lists, tuples and dicts copied (a signature
+    outlives the call, and the caller may mutate the list it passed)."""
+    kind = type(value)
+    if kind is list:
+        return [_copied(v) for v in value]
+    if kind is tuple:
+        return tuple(_copied(v) for v in value)
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    return value
+
+
 class Plan(NamedTuple):
     """What one tape structure compiles to (shared by every call with that structure)."""
 
@@ -434,8 +447,8 @@ class Tape:
         frozen = []
         for name, value in values.items():
             if name not in tensor_params:
-                statics[name] = value
                 frozen.append((name, _freeze(value)))
+                statics[name] = _copied(value)  # the caller may change its list later
                 continue
             leaves, tree = jax.tree.flatten(value, is_leaf=_is_recorded_leaf)
             slots, static_leaves = [], []
@@ -610,7 +623,7 @@ class Tape:
         avals += [_shaped(a) for a in self.avals[: self.n_primals]]
         closed = trace_to_jaxpr(replay, avals, source)
         jaxpr = _jaxpr.with_leading_constvars(
-            closed.jaxpr, n_c, [*closed.consts, *self.const_values]
+            _jaxpr.without_dead_equations(closed.jaxpr), n_c, [*closed.consts, *self.const_values]
         )
         n_writes = len(out_slots) - 1
         connected = _jaxpr.needed_inputs(jaxpr, [True] + [False] * n_writes)

@@ -99,3 +99,55 @@ def test_a_nested_list_argument_mutated_between_calls():
     g = tf.grad(lambda t: tf.pad(t, [[0, 0], [1, 0]]).mul(
         tf.tensor2d([[1.0, 2.0, 3.0, 4.0]] * 2)).sum())(x)
     _close(g, [[2.0, 3.0, 4.0]] * 2)
+
+
+# -- item 3: a Tensor made inside f and kept by the user -------------------------------------
+def test_a_tensor_saved_inside_minimize_is_disposed_after_the_call(eager_path):
+    from tfjs_grad._tensor import TensorDisposedError
+
+    v = tf.variable(tf.tensor1d([1.0, 2.0]))
+    opt = tf.train.sgd(0.5)
+    saved = []
+    cost = opt.minimize(lambda: (saved.append(v.square()), saved[-1].sum())[1], True)
+    _close(cost, 5.0)  # returned by the call: a fresh Tensor, valid
+    want = jnp.asarray([1.0, 2.0]) - 0.5 * jax.grad(lambda a: jnp.sum(a**2))(
+        jnp.asarray([1.0, 2.0]))
+    _close(v.value, want)
+    assert saved[0].shape == (2,)
+    if eager_path == "tape":  # (the traced path's escaped tracers raise JAX's errors)
+        assert saved[0].isDisposed
+        for use in (lambda t: t.dataSync(), lambda t: t.add(1), lambda t: np.asarray(t),
+                    lambda t: float(t.sum()), lambda t: jnp.sin(t)):
+            with pytest.raises(TensorDisposedError, match="Tensor is disposed."):
+                use(saved[0])
+        v.dispose()
+        with pytest.raises(TensorDisposedError, match="Tensor is disposed."):
+            saved[0].dataSync()
+    else:
+        with pytest.raises(jax.errors.TracerArrayConversionError):
+            saved[0].dataSync()
+        v.dispose()
+    opt.dispose()
+
+
+def test_kept_inputs_and_returned_values_stay_valid(eager_path):
+    v = tf.variable(tf.tensor1d([1.0, 2.0]))
+    x = tf.tensor1d([3.0, 4.0])
+    opt = tf.train.sgd(0.5)
+    kept, seen = [], []
+
+    def loss():
+        kept.append(tf.keep(v.mul(x)))  # tf.keep inside f: it outlives the call
+        seen.append(x)
+        return v.mul(x).sum()
+
+    cost = opt.minimize(loss, True)
+    _close(cost, 11.0)
+    if eager_path == "tape":  # (the traced path keeps a tracer: not fixed here)
+        _close(kept[0].dataSync(), [3.0, 8.0])  # the value it had in f, before the step
+    _close(seen[0].dataSync(), [3.0, 4.0])  # made before the call: not the tape's
+    _close(v.value, [-0.5, 0.0])
+    grads = tf.grads(lambda a, b: a.mul(b).sum())([x, tf.tensor1d([5.0, 6.0])])
+    _close(grads[0], [5.0, 6.0])
+    opt.dispose()
+    v.dispose()

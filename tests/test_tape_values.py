@@ -151,3 +151,47 @@ def test_kept_inputs_and_returned_values_stay_valid(eager_path):
     _close(grads[0], [5.0, 6.0])
     opt.dispose()
     v.dispose()
+
+
+# -- item 4: ops taking a list of tensors record on the tape ---------------------------------
+@pytest.fixture
+def stages(monkeypatch):
+    count = [0]
+    original = _tape.Tape.stage
+
+    def counted(self, why):
+        if self.staging is None:
+            count[0] += 1
+        return original(self, why)
+
+    monkeypatch.setattr(_tape.Tape, "stage", counted)
+    return count
+
+
+def test_list_ops_record_without_staging(eager_path, stages):
+    a0, b0 = np.asarray([1.0, 2.0], np.float32), np.asarray([3.0, -4.0], np.float32)
+    m = np.asarray([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    cases = [
+        (lambda a, b: tf.concat([a.square(), b], 0).mul(tf.tensor1d([1.0, 2.0, 3.0, 4.0])).sum(),
+         lambda a, b: jnp.sum(jnp.concatenate([a**2, b]) * jnp.asarray([1.0, 2, 3, 4]))),
+        (lambda a, b: tf.stack([a.square(), b]).mul(tf.tensor2d(m)).sum(),
+         lambda a, b: jnp.sum(jnp.stack([a**2, b]) * m)),
+        (lambda a, b: tf.stack([a, b.tanh()], 1).mul(tf.tensor2d(m)).sum(),
+         lambda a, b: jnp.sum(jnp.stack([a, jnp.tanh(b)], 1) * m)),
+        (lambda a, b: tf.addN([a.square(), b, a]).mul(b).sum(),
+         lambda a, b: jnp.sum((a**2 + b + a) * b)),
+        (lambda a, b: tf.concat([a, [5.0, 6.0], b.exp()]).square().sum(),
+         lambda a, b: jnp.sum(jnp.concatenate([a, jnp.asarray([5.0, 6.0]), jnp.exp(b)]) ** 2)),
+        (lambda a, b: tf.concat1d([b, a.neg()]).mul(tf.range(0, 4)).sum(),
+         lambda a, b: jnp.sum(jnp.concatenate([b, -a]) * jnp.arange(4.0))),
+    ]
+    for tf_f, jnp_f in cases:
+        for _ in range(2):  # recorded, then from the cache
+            value, grads = tf.valueAndGrads(tf_f)([tf.tensor1d(a0), tf.tensor1d(b0)])
+            want_value = jnp_f(jnp.asarray(a0), jnp.asarray(b0))
+            want = jax.grad(jnp_f, argnums=(0, 1))(jnp.asarray(a0), jnp.asarray(b0))
+            _close(value, want_value)
+            _close(grads[0], want[0])
+            _close(grads[1], want[1])
+    if eager_path == "tape":
+        assert stages[0] == 0

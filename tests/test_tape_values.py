@@ -195,3 +195,91 @@ def test_list_ops_record_without_staging(eager_path, stages):
             _close(grads[1], want[1])
     if eager_path == "tape":
         assert stages[0] == 0
+
+
+# -- random programs: dead reads, mutated list arguments, escaping Tensors -------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("square")), st.tuples(st.just("tanh")), st.tuples(st.just("mulw")),
+        st.tuples(st.just("read")),  # a value read used only as a constant
+        st.tuples(st.just("dead")),  # a dataSync whose result is dropped
+        st.tuples(st.just("slice"), st.integers(0, 2)),  # begin from a list mutated later
+        st.tuples(st.just("concat")), st.tuples(st.just("addn")),
+        st.tuples(st.just("escape")),  # a Tensor kept past the call
+    ),
+    min_size=1, max_size=5,
+)
+
+
+def _program(steps, begin, a, w, tf_side, escaped):
+    """a: shape (4,), w: shape (4,). Each step keeps a at shape (4,)."""
+    for step in steps:
+        kind = step[0]
+        if kind == "square":
+            a = a.square() if tf_side else a**2
+        elif kind == "tanh":
+            a = a.tanh() if tf_side else jnp.tanh(a)
+        elif kind == "mulw":
+            a = a.mul(w) if tf_side else a * w
+        elif kind == "read":
+            if tf_side:
+                c = float(a.sum())
+                a = a.add(w.mul(c * 0.01))
+            else:
+                a = a + w * (jax.lax.stop_gradient(jnp.sum(a)) * 0.01)
+        elif kind == "dead":
+            if tf_side:
+                w.mul(2).dataSync()
+        elif kind == "slice":
+            start = begin[0]
+            if tf_side:
+                part = tf.slice(a, begin, [2])
+                a = tf.concat([part, a.slice([0], [2])], 0)
+            else:
+                a = jnp.concatenate([a[start:start + 2], a[0:2]])
+            begin[0] = (begin[0] + step[1]) % 3  # the caller's list changes
+        elif kind == "concat":
+            a = tf.concat([a.slice([2], [2]), w.slice([0], [2])], 0) if tf_side else (
+                jnp.concatenate([a[2:], w[:2]]))
+        elif kind == "addn":
+            a = tf.addN([a, w, a.square()]) if tf_side else a + w + a**2
+        elif kind == "escape" and tf_side:
+            escaped.append(a.mul(1))
+    return a.sum() if tf_side else jnp.sum(a)
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=_STEPS, seed=st.integers(0, 2**16))
+def test_random_programs_with_reads_lists_and_escapes_match_jax_grad(eager_path, steps, seed):
+    from tfjs_grad._tensor import TensorDisposedError
+
+    rng = np.random.default_rng(seed)
+    a0 = (rng.normal(size=4) * 0.5).astype(np.float32)
+    w0 = (rng.normal(size=4) * 0.5).astype(np.float32)
+    v = tf.variable(tf.tensor1d(a0))
+    w = tf.variable(tf.tensor1d(w0))
+    try:
+        for _ in range(2):  # the second call replays the cached structure
+            begins = [[0], [0]]
+            escaped: list = []
+            value, grads = tf.variableGrads(
+                lambda b=begins[0], e=escaped: _program(steps, b, v, w, True, e), [v, w])
+            value_j, grads_j = jax.value_and_grad(
+                lambda av, wv, b=begins[1]: _program(steps, b, av, wv, False, []),
+                argnums=(0, 1),
+            )(jnp.asarray(a0), jnp.asarray(w0))
+            np.testing.assert_allclose(np.asarray(value), value_j, rtol=1e-4, atol=1e-5)
+            for var, want in zip((v, w), grads_j):
+                got = np.asarray(grads[var.name]) if var.name in grads else np.zeros(4)
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+            if eager_path == "tape":
+                for t in escaped:
+                    with pytest.raises(TensorDisposedError):
+                        t.dataSync()
+    finally:
+        v.dispose()
+        w.dispose()

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import tfjs_grad as tf
 from tfjs_grad import _tape, _trace
+from tfjs_grad._tensor import TensorDisposedError
 
 # (tf form, jnp form) of each step a random program may take
 _UNARY = {
@@ -213,11 +214,23 @@ def test_an_error_in_f_leaves_nothing_behind():
 
 
 def test_no_recorded_value_escapes_f():
-    kept = []
-    g = tf.grad(lambda x: kept.append(x.square()) or kept[-1].sum())(tf.tensor1d([1.0, 3.0]))
+    """f's intermediates are disposed when the call returns (tfjs tidies f); its input, the
+    caller's Tensor, and what `tf.keep` kept inside f stay valid."""
+    kept, inputs, held = [], [], []
+
+    def f(x):
+        inputs.append(x)
+        held.append(tf.keep(x.mul(2)))
+        kept.append(x.square())
+        return kept[-1].sum()
+
+    g = tf.grad(f)(tf.tensor1d([1.0, 3.0]))
     np.testing.assert_allclose(np.asarray(g), [2.0, 6.0])
-    np.testing.assert_allclose(kept[0].dataSync(), [1.0, 9.0])  # read after f returned
-    assert kept[0].shape == (2,)
+    assert kept[0].shape == (2,) and kept[0].isDisposed
+    with pytest.raises(TensorDisposedError, match="Tensor is disposed."):
+        kept[0].dataSync()
+    np.testing.assert_allclose(inputs[0].dataSync(), [1.0, 3.0])
+    np.testing.assert_allclose(held[0].dataSync(), [2.0, 6.0])
 
 
 def test_a_value_read_in_f_leaves_the_variables_owned():
@@ -314,10 +327,11 @@ def test_assigning_a_recorded_value_to_a_trainable_variable_in_minimize():
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
 
 
-def test_a_recorded_value_assigned_after_f_returned_is_its_value():
+def test_a_recorded_value_assigned_after_f_returned_is_disposed():
     kept = []
     tf.grad(lambda x: kept.append(x.square()) or kept[-1].sum())(tf.tensor1d([1.0, 3.0]))
     v = tf.variable(tf.zeros([2]))
-    v.assign(kept[0])
-    np.testing.assert_allclose(v.value.tolist(), [1.0, 9.0])
+    with pytest.raises(TensorDisposedError, match="Tensor is disposed."):
+        v.assign(kept[0])
+    np.testing.assert_allclose(v.value.tolist(), [0.0, 0.0])
     v.dispose()

@@ -65,6 +65,24 @@ def needed_inputs(jaxpr: Any, wanted_outputs: Sequence[bool], effects: bool = Fa
     return [v in needed for v in jaxpr.invars]
 
 
+def without_dead_equations(jaxpr: Any) -> Any:
+    """`jaxpr` without the top-level equations no output (nor effect) needs: a value f
+    read only as data (`float(v.sum())`) leaves one, and it must not read an input that
+    `needed_inputs` leaves out. The same object when there is none."""
+    live: set[Any] = {v for v in jaxpr.outvars if isinstance(v, jcore.Var)}
+    kept = []
+    dropped = False
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.effects or any(isinstance(v, jcore.Var) and v in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(v for v in eqn.invars if isinstance(v, jcore.Var))
+        else:
+            dropped = True
+    if not dropped:
+        return jaxpr
+    return jaxpr.replace(eqns=kept[::-1])
+
+
 _needed_memo: weakref.WeakKeyDictionary[Any, dict[Any, list[bool]]] = weakref.WeakKeyDictionary()
 
 

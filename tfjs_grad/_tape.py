@@ -107,8 +107,11 @@ class Lazy:
         return int(np.prod(self.shape))
 
     def materialize(self) -> Any:
+        tape = self.tape
+        if tape.done:
+            return tape.after_call(self.slot)
         if self.value is None:
-            self.value = self.tape.evaluate(self.slot)
+            self.value = tape.evaluate(self.slot)
         return self.value
 
     def staged(self) -> Any:
@@ -243,6 +246,19 @@ def _freeze(value: Any) -> Any:
     return (type(value), value)
 
 
+def _copied(value: Any) -> Any:
+    """A static argument as it is now: its lists, tuples and dicts copied (a signature
+    outlives the call, and the caller may mutate the list it passed)."""
+    kind = type(value)
+    if kind is list:
+        return [_copied(v) for v in value]
+    if kind is tuple:
+        return tuple(_copied(v) for v in value)
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    return value
+
+
 class Plan(NamedTuple):
     """What one tape structure compiles to (shared by every call with that structure)."""
 
@@ -282,7 +298,8 @@ class Tape:
     source: Any = None  # the user's function, named by JAX's errors
     staging: Staging | None = None  # set once f goes on, on a JAX trace
     env: dict[int, Any]  # slot -> its tracer, once staged
-    done = False  # the call returned: its values are only data now
+    done = False  # the call returned: what f computed is disposed
+    kept: list[Any] | None = None  # Tensors f passed to tf.keep
 
     # -- leaving the tape: f goes on, on a JAX trace -----------------------------------------
     def stage(self, why: str) -> None:
@@ -303,6 +320,29 @@ class Tape:
         self.env, self.staging = env, staging
         _active.set(None)  # ops now run on the tracers, as in any trace
         _store.rebind(self.traced)
+
+    def after_call(self, slot: int) -> Any:
+        """A slot's value once the call returned: an input is the caller's array (a
+        Variable's current value); anything f computed was disposed with the call, as
+        tfjs's gradient functions tidy f (`tf.keep` inside f keeps it: `settle`)."""
+        if slot < self.n_primals:
+            return self._fetch()[slot]
+        raise _disposed()
+
+    def keep(self, tensor: Any) -> None:
+        """`tf.keep` of a Tensor holding a value of this tape, inside f: it outlives the
+        call with the value it has now."""
+        if self.kept is None:
+            self.kept = []
+        self.kept.append(tensor)
+
+    def settle(self) -> None:
+        """The Tensors f kept get their values (before a step changes the Variables)."""
+        kept, self.kept = self.kept or [], None
+        for tensor in kept:
+            value = tensor._value
+            if type(value) is Lazy and value.tape is self:
+                tensor._value = value.materialize()
 
     def traced(self, value: Any) -> Any:
         """`value` with a recorded value of this tape replaced by its tracer (once staged)."""
@@ -434,8 +474,8 @@ class Tape:
         frozen = []
         for name, value in values.items():
             if name not in tensor_params:
-                statics[name] = value
                 frozen.append((name, _freeze(value)))
+                statics[name] = _copied(value)  # the caller may change its list later
                 continue
             leaves, tree = jax.tree.flatten(value, is_leaf=_is_recorded_leaf)
             slots, static_leaves = [], []
@@ -610,7 +650,7 @@ class Tape:
         avals += [_shaped(a) for a in self.avals[: self.n_primals]]
         closed = trace_to_jaxpr(replay, avals, source)
         jaxpr = _jaxpr.with_leading_constvars(
-            closed.jaxpr, n_c, [*closed.consts, *self.const_values]
+            _jaxpr.without_dead_equations(closed.jaxpr), n_c, [*closed.consts, *self.const_values]
         )
         n_writes = len(out_slots) - 1
         connected = _jaxpr.needed_inputs(jaxpr, [True] + [False] * n_writes)
@@ -719,12 +759,17 @@ def _run(
             outputs = [tape.traced(v) for v in (effects.output, *effects.writes.values())]
             closed = tape.staging.close(outputs)
     except BaseException:
+        tape.done = True
         if tape.staging is not None:
             tape.staging.abort()
         raise
     finally:
-        tape.done = True
         _active.reset(token)
+    try:
+        if tape.kept is not None:
+            tape.settle()
+    finally:
+        tape.done = True
     try:
         if tape.staging is not None:
             from ._trace import program_of
@@ -777,6 +822,24 @@ def assignable(value: Any) -> Any:
     if _active.get() is tape and _store.current() is not None:
         return value
     return value.materialize()
+
+
+def _disposed() -> Exception:
+    from ._tensor import DISPOSED_MESSAGE, TensorDisposedError
+
+    return TensorDisposedError(DISPOSED_MESSAGE)
+
+
+def is_disposed(value: Any) -> bool:
+    """Whether a Tensor's value is one f computed in a call that has returned."""
+    return type(value) is Lazy and value.tape.done and value.slot >= value.tape.n_primals
+
+
+def keep(tensor: Any) -> None:
+    """`tf.keep(tensor)`: a recorded value kept inside its f outlives the call."""
+    value = getattr(tensor, "_value", None)
+    if type(value) is Lazy and not value.tape.done:
+        value.tape.keep(tensor)
 
 
 def is_lazy(value: Any) -> bool:

@@ -148,7 +148,8 @@ class Tensor:
 
     @property
     def is_disposed(self) -> bool:
-        return self._value is DISPOSED
+        value = self._value
+        return value is DISPOSED or _tape.is_disposed(value)
 
     isDisposed = is_disposed
 
@@ -244,7 +245,7 @@ class Tensor:
 
     def __repr__(self) -> str:
         value = self._value
-        if value is DISPOSED:
+        if value is DISPOSED or _tape.is_disposed(value):
             return "Tensor(<disposed>)"
         if isinstance(value, Tracer):
             shown = "<traced>"

@@ -47,6 +47,9 @@ BOOL = "bool"
 """Bool tensors only; array-likes are parsed as bool (nonzero is true)."""
 PROMOTED = "promoted"
 """Numeric; then all PROMOTED arguments of a call are cast to one dtype (tfjs's upcastType)."""
+LIST = "list"
+"""A list of tensors (`tf.concat`'s): the eager tape records its tensors; the op converts
+them itself."""
 
 
 def to_dtype(dtype: Any, *, argument: str = "dtype") -> Any:
@@ -254,7 +257,7 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
       tfjs_name: the function's tfjs name, used in messages.
       eager_only: the result's shape depends on the input's values (`unique`, `whereAsync`):
         called while JAX traces, the op raises `EagerOnlyError` naming itself.
-      **tensors: parameter name -> NUMERIC, FLOAT, INT, BOOL or PROMOTED. The argument's
+      **tensors: parameter name -> NUMERIC, FLOAT, INT, BOOL, PROMOTED or LIST. The argument's
         tfjs name in messages is the parameter name in camelCase. An optional tensor
         parameter (default None) left as None is not converted.
 
@@ -275,6 +278,7 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
         }
         optional = {p.name for p in params if p.default is None}
         argument_names = {name: _camel(name) for name in tensors}
+        converted = {name: kind for name, kind in tensors.items() if kind != LIST}
         promoted = [name for name, kind in tensors.items() if kind == PROMOTED]
         immediate = eager_only or tfjs_name in _tape.IMMEDIATE  # acts at once, on a tape too
         active_tape = _tape.active
@@ -308,7 +312,7 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
                                 _scope.record(jax.tree.leaves(result, is_leaf=_is_tensor))
                             return result
             raw = {name: values[name] for name in promoted if name in values}
-            for name, kind in tensors.items():
+            for name, kind in converted.items():
                 if name not in values or (values[name] is None and name in optional):
                     continue
                 values[name] = convert(

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, TypeVar, overload
 
 import jax
 
-from . import _scope
+from . import _scope, _tape
 from ._jax_internals import tracing
 from ._tensor import Tensor
 from .variables import variable_buffer_ids
@@ -66,6 +66,7 @@ def keep(x: T) -> T:
     """
     if not isinstance(x, (Tensor, jax.Array)):
         raise TypeError(f"keep() expects a Tensor, but got '{type(x).__name__}'")
+    _tape.keep(x)  # a value f computed, kept inside f's tidy: it outlives the call
     key = id(x)
     _kept[key] = weakref.ref(x, lambda _ref, key=key: _kept.pop(key, None))
     return x

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._tensors import FLOAT, INT, NUMERIC, ArrayLike, Shape, convert, op
+from .._tensors import FLOAT, INT, LIST, NUMERIC, ArrayLike, Shape, convert, op
 from . import _checks, _js
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-@op("addN")
+@op("addN", tensors=LIST)
 def add_n(tensors: Sequence[ArrayLike]) -> jax.Array:
     """The elementwise sum of a list of tensors of one shape and dtype, like `tf.addN`.
 

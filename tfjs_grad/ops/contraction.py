@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 
-from .._tensors import ArrayLike, convert, op, upcast
+from .._tensors import LIST, ArrayLike, convert, op, upcast
 
 __all__ = ["einsum"]
 
@@ -43,7 +43,7 @@ def _check_equation(equation: str, count: int) -> str:
     return equation
 
 
-@op("einsum")
+@op("einsum", tensors=LIST)
 def _einsum(equation: str, tensors: Sequence[ArrayLike]) -> jax.Array:
     arrays = [convert(t, argument=f"tensors{i}", fn="einsum") for i, t in enumerate(tensors)]
     equation = _check_equation(equation, len(arrays))

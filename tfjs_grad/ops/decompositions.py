@@ -14,7 +14,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._tensors import NUMERIC, ArrayLike, convert, op
+from .._tensors import LIST, NUMERIC, ArrayLike, convert, op
 
 __all__ = ["band_part", "bandPart", "gram_schmidt", "gramSchmidt", "qr"]
 
@@ -55,7 +55,7 @@ def band_part(a: ArrayLike, num_lower: Any, num_upper: Any) -> jax.Array:
     return jnp.where(keep, a, jnp.zeros((), a.dtype))
 
 
-@op("gramSchmidt")
+@op("gramSchmidt", xs=LIST)
 def gram_schmidt(xs: ArrayLike | Sequence[ArrayLike]) -> Any:
     """Orthonormal vectors spanning the rows of a matrix (or a list of vectors), by
     Gram-Schmidt in order, like `tf.linalg.gramSchmidt`. A list (a JS array) gives a list;

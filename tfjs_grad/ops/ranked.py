@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 
-from .._tensors import NUMERIC, ArrayLike, op
+from .._tensors import LIST, NUMERIC, ArrayLike, op
 from . import _checks
 from .shapes import concat, pad, slice_
 
@@ -101,7 +101,7 @@ def reverse4d(x: ArrayLike, axis: int | Sequence[int] | None = None) -> jax.Arra
     return reverse(x, axis)
 
 
-@op("concat1d")
+@op("concat1d", tensors=LIST)
 def concat1d(tensors: Sequence[ArrayLike]) -> jax.Array:
     """Rank-1 tensors joined, like `tf.concat1d`.
 
@@ -112,7 +112,7 @@ def concat1d(tensors: Sequence[ArrayLike]) -> jax.Array:
     return concat(tensors, 0)
 
 
-@op("concat2d")
+@op("concat2d", tensors=LIST)
 def concat2d(tensors: Sequence[ArrayLike], axis: int) -> jax.Array:
     """Rank-2 tensors joined along axis, like `tf.concat2d`.
 
@@ -123,7 +123,7 @@ def concat2d(tensors: Sequence[ArrayLike], axis: int) -> jax.Array:
     return concat(tensors, axis)
 
 
-@op("concat3d")
+@op("concat3d", tensors=LIST)
 def concat3d(tensors: Sequence[ArrayLike], axis: int) -> jax.Array:
     """Rank-3 tensors joined along axis, like `tf.concat3d`.
 
@@ -134,7 +134,7 @@ def concat3d(tensors: Sequence[ArrayLike], axis: int) -> jax.Array:
     return concat(tensors, axis)
 
 
-@op("concat4d")
+@op("concat4d", tensors=LIST)
 def concat4d(tensors: Sequence[ArrayLike], axis: int) -> jax.Array:
     """Rank-4 tensors joined along axis, like `tf.concat4d`.
 

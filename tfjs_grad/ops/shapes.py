@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.core import Tracer
 
-from .._tensors import INT, NUMERIC, ArrayLike, Shape, convert, op, upcast
+from .._tensors import INT, LIST, NUMERIC, ArrayLike, Shape, convert, op, upcast
 from . import _checks, _js
 
 __all__ = [
@@ -118,7 +118,7 @@ def _tensor_list(tensors: Any, fn: str) -> list[jax.Array]:
     return arrays
 
 
-@op("concat")
+@op("concat", tensors=LIST)
 def concat(tensors: Sequence[ArrayLike], axis: int = 0) -> jax.Array:
     """The tensors joined along axis, like `tf.concat`; mixed dtypes are promoted.
 
@@ -146,7 +146,7 @@ def concat(tensors: Sequence[ArrayLike], axis: int = 0) -> jax.Array:
     return jnp.concatenate(arrays, axis=axis)
 
 
-@op("stack")
+@op("stack", tensors=LIST)
 def stack(tensors: Sequence[ArrayLike], axis: int = 0) -> jax.Array:
     """The tensors stacked along a new axis, like `tf.stack`; mixed dtypes are promoted.
 

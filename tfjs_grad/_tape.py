@@ -338,11 +338,13 @@ class Tape:
 
     def settle(self) -> None:
         """The Tensors f kept get their values (before a step changes the Variables)."""
+        from ._tensor import rebind
+
         kept, self.kept = self.kept or [], None
         for tensor in kept:
-            value = tensor._value
+            value = tensor.__tfjs_value__()
             if type(value) is Lazy and value.tape is self:
-                tensor._value = value.materialize()
+                rebind(tensor, value.materialize())
 
     def traced(self, value: Any) -> Any:
         """`value` with a recorded value of this tape replaced by its tracer (once staged)."""

@@ -438,6 +438,11 @@ def wrap(value: Any) -> Tensor:
     return track(value)
 
 
+def rebind(tensor: Tensor, value: Any) -> None:
+    """Give `tensor` another value (the eager tape settles a Tensor `tf.keep` kept in f)."""
+    tensor._value = value
+
+
 def _is_array(x: Any) -> bool:
     return isinstance(x, (jax.Array, Tracer))
 

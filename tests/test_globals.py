@@ -72,9 +72,11 @@ def test_env_flags_describe_neither_browser_nor_node():
 
 
 def test_env_unknown_flag_raises_tfjs_messages():
-    with pytest.raises(ValueError, match="Cannot evaluate flag 'WEBGL_VERSION': no evaluation function found."):
+    message = "Cannot evaluate flag 'WEBGL_VERSION': no evaluation function found."
+    with pytest.raises(ValueError, match=message):
         tf.env().get("WEBGL_VERSION")
-    with pytest.raises(ValueError, match="Cannot set flag WEBGL_PACK as it has not been registered."):
+    message = "Cannot set flag WEBGL_PACK as it has not been registered."
+    with pytest.raises(ValueError, match=message):
         tf.env().set("WEBGL_PACK", False)
 
 
@@ -132,7 +134,7 @@ def test_profile_counts_new_tensors_as_memory_does():
     after = tf.memory()
     assert info["newTensors"] == after.numTensors - before.numTensors == 2
     assert info["newBytes"] == after.numBytes - before.numBytes
-    assert info["peakBytes"] >= max(before.numBytes, after.numBytes) - 0
+    assert info["peakBytes"] >= max(before.numBytes, after.numBytes)
     assert info["result"] is kept[1]
     assert info["kernels"] == []
 
@@ -240,6 +242,7 @@ def test_losses_js_shape_is_not_public():
 
 
 def test_tf_lists_the_globals():
-    for name in ("ready", "getBackend", "setBackend", "version", "env", "time", "profile", "engine"):
+    globals_ = ("ready", "getBackend", "setBackend", "version", "env", "time", "profile", "engine")
+    for name in globals_:
         assert name in dir(tf)
         assert name in tf.__all__

@@ -66,7 +66,9 @@ def size_from_shape(shape: Sequence[int]) -> int:
     return _math.prod(shape)
 
 
-def flatten(arr: Any, result: list[Any] | None = None, skip_typed_array: bool = False) -> list[Any]:
+def flatten(
+    arr: Any, result: list[Any] | None = None, skip_typed_array: bool | None = None
+) -> list[Any]:
     """The leaves of nested lists (and tuples and numpy arrays, unless `skip_typed_array`),
     in order, appended to `result` when given.
 
@@ -103,24 +105,24 @@ def now() -> float:
     return _time.perf_counter() * 1000.0
 
 
-def encode_string(s: str, encoding: str = "utf-8") -> _np.ndarray:
+def encode_string(s: str, encoding: str | None = None) -> _np.ndarray:
     """The bytes of `s` as a uint8 array (tfjs's Uint8Array).
 
     >>> import tfjs_grad as tf
     >>> tf.util.encodeString("hé").tolist()
     [104, 195, 169]
     """
-    return _np.frombuffer(s.encode(encoding), dtype=_np.uint8).copy()
+    return _np.frombuffer(s.encode(encoding or "utf-8"), dtype=_np.uint8).copy()
 
 
-def decode_string(data: Any, encoding: str = "utf-8") -> str:
+def decode_string(data: Any, encoding: str | None = None) -> str:
     """The text that `encode_string` encoded (any bytes-like or sequence of bytes).
 
     >>> import tfjs_grad as tf
     >>> tf.util.decodeString(tf.util.encodeString("hé"))
     'hé'
     """
-    return bytes(_np.asarray(data, dtype=_np.uint8)).decode(encoding)
+    return bytes(_np.asarray(data, dtype=_np.uint8)).decode(encoding or "utf-8")
 
 
 sizeFromShape = size_from_shape

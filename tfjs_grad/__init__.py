@@ -18,6 +18,24 @@ from . import (
     train,
     util,
 )
+from .environment import (
+    disable_deprecation_warnings,
+    disableDeprecationWarnings,
+    enable_debug_mode,
+    enable_prod_mode,
+    enableDebugMode,
+    enableProdMode,
+    engine,
+    env,
+    get_backend,
+    getBackend,
+    profile,
+    ready,
+    set_backend,
+    setBackend,
+    time,
+    version,
+)
 from .functional import functionalize, get_state, getState, set_state, setState
 from .gradients import (
     ValueAndGrad,
@@ -153,4 +171,22 @@ from . import tensor_methods as _tensor_methods  # noqa: E402
 from ._tensor import Tensor  # noqa: E402
 
 __all__ += ["Tensor"]
+__all__ += [  # tfjs's globals (environment.py)
+    "disable_deprecation_warnings",
+    "disableDeprecationWarnings",
+    "enable_debug_mode",
+    "enableDebugMode",
+    "enable_prod_mode",
+    "enableProdMode",
+    "engine",
+    "env",
+    "get_backend",
+    "getBackend",
+    "profile",
+    "ready",
+    "set_backend",
+    "setBackend",
+    "time",
+    "version",
+]
 _tensor_methods.attach(__import__(__name__))

@@ -337,3 +337,7 @@ def early_stopping(args: Mapping[str, Any] | None = None, **kwargs: Any) -> Earl
 
 
 earlyStopping = early_stopping
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

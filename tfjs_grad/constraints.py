@@ -142,3 +142,25 @@ def get(identifier: Any) -> Constraint | None:
 
 def serialize(c: Constraint | None) -> dict[str, Any] | None:
     return None if c is None else {"class_name": c.getClassName(), "config": c.getConfig()}
+
+__all__ = [
+    "Constraint",
+    "MaxNorm",
+    "MinMaxNorm",
+    "NonNeg",
+    "UnitNorm",
+    "get",
+    "maxNorm",
+    "max_norm",
+    "minMaxNorm",
+    "min_max_norm",
+    "nonNeg",
+    "non_neg",
+    "serialize",
+    "unitNorm",
+    "unit_norm",
+]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

@@ -288,3 +288,53 @@ heNormal = he_normal = _factory(HeNormal)
 leCunUniform = lecun_uniform = _factory(LeCunUniform)
 leCunNormal = lecun_normal = _factory(LeCunNormal)
 orthogonal = _factory(Orthogonal)
+
+__all__ = [
+    "Constant",
+    "GlorotNormal",
+    "GlorotUniform",
+    "HeNormal",
+    "HeUniform",
+    "Identity",
+    "Initializer",
+    "LeCunNormal",
+    "LeCunUniform",
+    "Ones",
+    "Orthogonal",
+    "RandomNormal",
+    "RandomUniform",
+    "TruncatedNormal",
+    "VarianceScaling",
+    "Zeros",
+    "constant",
+    "get",
+    "glorotNormal",
+    "glorotUniform",
+    "glorot_normal",
+    "glorot_uniform",
+    "heNormal",
+    "heUniform",
+    "he_normal",
+    "he_uniform",
+    "identity",
+    "leCunNormal",
+    "leCunUniform",
+    "lecun_normal",
+    "lecun_uniform",
+    "ones",
+    "orthogonal",
+    "randomNormal",
+    "randomUniform",
+    "random_normal",
+    "random_uniform",
+    "serialize",
+    "truncatedNormal",
+    "truncated_normal",
+    "varianceScaling",
+    "variance_scaling",
+    "zeros",
+]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

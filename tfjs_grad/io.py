@@ -608,3 +608,7 @@ loadWeights = load_weights
 saveWeights = save_weights
 
 __all__ = ["load_weights", "loadWeights", "save_weights", "saveWeights"]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

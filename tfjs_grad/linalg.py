@@ -8,3 +8,7 @@ True
 from .ops.decompositions import band_part, bandPart, gram_schmidt, gramSchmidt, qr
 
 __all__ = ["band_part", "bandPart", "gram_schmidt", "gramSchmidt", "qr"]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

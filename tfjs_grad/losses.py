@@ -14,7 +14,8 @@ from typing import Any, TypeAlias
 import jax
 import jax.numpy as jnp
 
-from ._tensors import NUMERIC, js_shape, op
+from ._tensors import NUMERIC, op
+from ._tensors import js_shape as _js_shape
 
 __all__ = [
     "Reduction",
@@ -59,7 +60,7 @@ def _as_float(labels: jax.Array, logits: jax.Array) -> tuple[jax.Array, jax.Arra
 
 def _check_shapes(fn_name: str, a: jax.Array, b: jax.Array) -> None:
     if a.shape != b.shape:
-        a_shape, b_shape = js_shape(a.shape), js_shape(b.shape)
+        a_shape, b_shape = _js_shape(a.shape), _js_shape(b.shape)
         raise ValueError(f"Error in {fn_name}:  Shapes {a_shape} and {b_shape} must match")
 
 
@@ -104,7 +105,7 @@ def compute_weighted_loss(
         except ValueError:
             raise ValueError(
                 "Operands could not be broadcast together with shapes "
-                f"{js_shape(losses.shape)} and {js_shape(w.shape)}."
+                f"{_js_shape(losses.shape)} and {_js_shape(w.shape)}."
             ) from None
     reduction = _reduction(reduction)
     weighted = losses if w is None else losses * w
@@ -425,3 +426,7 @@ logLoss = log_loss
 meanSquaredError = mean_squared_error
 sigmoidCrossEntropy = sigmoid_cross_entropy
 softmaxCrossEntropy = softmax_cross_entropy
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

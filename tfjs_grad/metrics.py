@@ -367,3 +367,7 @@ def metric_name(fn: Any) -> str:
             if value is fn:
                 return key
     return getattr(fn, "__name__", type(fn).__name__)
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

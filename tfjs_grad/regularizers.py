@@ -99,3 +99,18 @@ def get(identifier: Any) -> Regularizer | None:
 
 def serialize(reg: Regularizer | None) -> dict[str, Any] | None:
     return None if reg is None else {"class_name": reg.getClassName(), "config": reg.getConfig()}
+
+__all__ = [
+    "L1L2",
+    "Regularizer",
+    "get",
+    "l1",
+    "l1_l2",
+    "l1l2",
+    "l2",
+    "serialize",
+]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

@@ -285,3 +285,7 @@ __all__ = [
     "timeDistributed",
     "time_distributed",
 ]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

@@ -18,3 +18,7 @@ __all__ = [
     "save_model",
     "sequential",
 ]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

@@ -367,3 +367,12 @@ __all__ += [
     for name in module.__all__
     if not name.endswith("_") and name != "is_nan"
 ]
+
+# tfjs's builtin-named ops and sub-namespaces: attributes of tf.ops, listed by dir() too.
+_ATTRIBUTES_ONLY = ["abs", "all", "any", "complex", "is_nan", "max", "min", "pow", "print"]
+_ATTRIBUTES_ONLY += ["range", "round", "slice", "sum", "fused", "image", "math_ops", "signal"]
+_ATTRIBUTES_ONLY += ["sparse", "spectral"]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted({*__all__, *_ATTRIBUTES_ONLY})

@@ -146,3 +146,7 @@ def depthwise_conv2d(config: Mapping[str, Any] | None = None, **keywords: Any) -
 
 matMul = mat_mul
 depthwiseConv2d = depthwise_conv2d
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

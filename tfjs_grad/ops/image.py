@@ -790,3 +790,7 @@ resizeBilinear = resize_bilinear
 resizeNearestNeighbor = resize_nearest_neighbor
 rgbToGrayscale = rgb_to_grayscale
 rotateWithOffset = rotate_with_offset
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

@@ -49,3 +49,7 @@ def confusion_matrix(labels: ArrayLike, predictions: ArrayLike, num_classes: int
 
 
 confusionMatrix = confusion_matrix
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

@@ -111,3 +111,7 @@ def stft(
 
 hannWindow = hann_window
 hammingWindow = hamming_window
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

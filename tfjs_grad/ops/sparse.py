@@ -211,3 +211,7 @@ sparseFillEmptyRows = sparse_fill_empty_rows
 sparseReshape = sparse_reshape
 sparseSegmentMean = sparse_segment_mean
 sparseSegmentSum = sparse_segment_sum
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

@@ -85,3 +85,7 @@ def irfft(input: ArrayLike) -> jax.Array:
     if x.ndim == 3 and x.shape[0] != 0:
         out = out.reshape(x.shape[0], batch // x.shape[0], out.shape[-1])
     return out
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

@@ -58,3 +58,7 @@ __all__ = [
     "tfjsRmsprop",
     "tfjsSgd",
 ]
+
+
+def __dir__() -> list[str]:  # the public names only, not the module's imports
+    return sorted(__all__)

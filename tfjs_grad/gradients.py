@@ -17,6 +17,7 @@ from jax.core import Tracer
 
 from . import _store, _tape, _trace
 from ._scope import track
+from ._stopped import stopped
 from ._tensor import Tensor, unwrap
 from ._tensors import ArrayLike, convert, dtype_name, js_shape
 from .variables import Variable, _js_key_order, peek, registered_variables
@@ -321,19 +322,6 @@ def loss_gradients(loss: LossProgram) -> VariableGrads:
     return VariableGrads(value, {name: by_name[name] for name in _js_key_order(by_name)})
 
 
-@jax.custom_jvp
-def _stop(x: Any) -> Any:
-    return jax.lax.stop_gradient(x)
-
-
-@_stop.defjvp
-def _stop_jvp(primals: Any, tangents: Any) -> Any:
-    # A zero tangent that still flows from x: differentiated on real values (under
-    # jax.linearize), x stays connected to the output, as tfjs's rules say.
-    (x,), (t,) = primals, tangents
-    return _stop(x), t if t.dtype == jax.dtypes.float0 else t * 0
-
-
 def stop_gradient(x: ArrayLike) -> jax.Array:
     """x's value with its gradient blocked: its inputs get zero gradients, and still count
     as used by the output (no "Cannot compute gradient" error).
@@ -350,7 +338,7 @@ def stop_gradient(x: ArrayLike) -> jax.Array:
         recorded, result = tape.record(stop_gradient, {"x": x}, ("x",))
         if recorded:
             return result
-    return track(_stop(convert(x, argument="x", fn="stopGradient")))
+    return track(stopped(convert(x, argument="x", fn="stopGradient")))
 
 
 def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:

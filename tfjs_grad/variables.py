@@ -28,6 +28,7 @@ from jax.core import ShapedArray, Tracer
 
 from . import _store, _tape
 from ._jax_internals import refuse_in_primitives, staging
+from ._stopped import stopped
 from ._tensor import Tensor
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
 
@@ -69,22 +70,9 @@ def _rebased_jvp(primals: Any, tangents: Any) -> Any:
     return new, tangents[1]
 
 
-@jax.custom_jvp
-def _fresh(new: Any) -> Any:
-    return jax.lax.stop_gradient(new)
-
-
-@_fresh.defjvp
-def _fresh_jvp(primals: Any, tangents: Any) -> Any:
-    # a zero tangent that still flows from `new` (as tf.stop_gradient's): JAX's
-    # linearization needs known tangents for every primal
-    (new,), (t,) = primals, tangents
-    return _fresh(new), t if t.dtype == jax.dtypes.float0 else t * 0
-
-
 def _stored_value(new: Any, current: Any = None) -> Any:
     if current is None:
-        return _fresh(new)
+        return stopped(new)
     return _rebased(new, current)
 
 

@@ -10,6 +10,7 @@ summary table.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jax
@@ -235,3 +236,37 @@ def test_noise_layers_training_laws():
     assert abs(out.mean()) < 0.02 and abs(out.std() - 1) < 0.02
     for layer in (tf.layers.gaussianNoise(stddev=0.3), tf.layers.alphaDropout(rate=0.3)):
         np.testing.assert_array_equal(np.asarray(layer.apply(z)), z)
+
+
+_MERGE = json.loads((Path(__file__).parent / "reference" / "merge.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "case", _MERGE["cases"], ids=[f"{c['factory']}-{c['input_shapes']}" for c in _MERGE["cases"]]
+)
+def test_merge_of_different_ranks_expands_after_the_batch_axis_as_tfjs(case):
+    # tfjs: const ins = shapes.map((s) => tf.input({shape: s}));
+    #       const out = tf.layers.multiply().apply(ins);   // [null,4] x [null,1,4] -> [null,1,4]
+    #       tf.model({inputs: ins, outputs: out}).predict(xs)
+    ins = [tf.input({"shape": s}) for s in case["input_shapes"]]
+    out = getattr(tf.layers, case["factory"])().apply(ins)
+    assert out.shape == case["output_shape"]
+    model = tf.model({"inputs": ins, "outputs": out})
+    xs = [np.asarray(x["values"], np.float32).reshape(x["shape"]) for x in case["inputs"]]
+    got = np.asarray(model.predict(xs))
+    want = np.asarray(case["output"]["values"], np.float32).reshape(case["output"]["shape"])
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    # concrete tensors through the layer itself agree
+    direct = getattr(tf.layers, case["factory"])().apply([tf.tensor(x) for x in xs])
+    np.testing.assert_allclose(np.asarray(direct), want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", _MERGE["errors"], ids=lambda c: c["message"][:30])
+def test_merge_errors_use_tfjs_messages(case):
+    if "batch_shapes" in case:
+        ins = [tf.input({"batchShape": s}) for s in case["batch_shapes"]]
+    else:
+        ins = [tf.input({"shape": s}) for s in case["input_shapes"]]
+    with pytest.raises(ValueError, match=re.escape(case["message"])):
+        getattr(tf.layers, case["factory"])().apply(ins)

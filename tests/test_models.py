@@ -476,3 +476,38 @@ def test_conv2d_model_gradients_after_predict(predict_first):
     np.testing.assert_allclose(float(value), reference(ws), rtol=1e-5)
     for w, want in zip(model.weights, jax.grad(reference)(ws)):
         np.testing.assert_allclose(np.asarray(grads[w.name]), want, rtol=1e-4, atol=1e-5)
+
+
+_SUMMARY = json.loads((_REFERENCE / "summary.json").read_text())["cases"]
+
+
+def _summary_model(kind):
+    # as gen_summary.js builds them
+    if kind == "sequential":
+        return tf.sequential({"layers": [
+            tf.layers.dense({"units": 16, "activation": "relu", "inputShape": [8],
+                             "name": "hidden_layer"}),
+            tf.layers.dense({"units": 3, "activation": "softmax", "name": "probabilities"}),
+        ]})  # fmt: skip
+    a = tf.input({"shape": [3], "name": "in_a"})
+    b = tf.input({"shape": [2], "name": "in_b"})
+    ha = tf.layers.dense({"units": 4, "name": "dense_a"}).apply(a)
+    hb = tf.layers.dense({"units": 4, "name": "dense_b"}).apply(b)
+    added = tf.layers.add({"name": "added"}).apply([ha, hb])
+    out = tf.layers.dense({"units": 2, "name": "out"}).apply(added)
+    return tf.model({"inputs": [a, b], "outputs": out})
+
+
+@pytest.mark.parametrize("case", _SUMMARY, ids=[c["id"] for c in _SUMMARY])
+def test_summary_line_length_positions_print_fn_match_tfjs_exactly(case):
+    # tfjs: const lines = []; model.summary(80, [0.45, 0.8, 1], (line) => lines.push(line));
+    model = _summary_model(case["model"])
+    lines: list[str] = []
+    model.summary(case["lineLength"], case["positions"], lambda line: lines.append(line))
+    assert lines == case["lines"]  # character for character, trailing spaces included
+
+
+def test_summary_prints_to_stdout_without_print_fn(capsys):
+    model = _summary_model("sequential")
+    model.summary(80, [0.45, 0.8, 1])
+    assert capsys.readouterr().out.splitlines() == _SUMMARY[0]["lines"]

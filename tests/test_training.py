@@ -256,3 +256,36 @@ def test_fit_without_training_samples_is_refused_weights_unchanged(n, split, mes
         model.fit(tf.ones([n, 2]), tf.ones([n, 1]), validationSplit=split)
     for old, w in zip(before, model.weights):
         np.testing.assert_array_equal(old, np.asarray(w.read()))
+
+
+def test_logs_and_history_read_as_fields_as_in_tfjs():
+    # tfjs: callbacks: {onEpochEnd: (epoch, logs) => losses.push(logs.loss),
+    #                   onBatchEnd: (batch, logs) => sizes.push(logs.size)}
+    #       history.history.loss[0], history.history.val_acc
+    case = FITS["bce_acc_split"]
+    model = _model(case)
+    _compile(model, case)
+    losses, val_accs, sizes = [], [], []
+    history = model.fit(np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32), {
+        "epochs": 3, "batchSize": 4, "validationSplit": 0.25, "shuffle": False, "verbose": 0,
+        "callbacks": {
+            "onEpochEnd": lambda epoch, logs: (losses.append(logs.loss),
+                                               val_accs.append(logs.val_acc)),
+            "onBatchEnd": lambda batch, logs: sizes.append(logs.size),
+        },
+    })  # fmt: skip
+    _close(losses, case["history"]["loss"], "logs.loss")
+    _close(val_accs, case["history"]["val_acc"], "logs.val_acc")
+    assert history.history.loss == losses and history.history.loss[0] == losses[0]
+    assert history.history.val_acc == history.history["val_acc"]
+    assert sizes[0] == 4
+    # still a dict: equality with a plain dict, item access, and a missing name is named
+    assert history.history == {k: list(v) for k, v in history.history.items()}
+    with pytest.raises(AttributeError, match="'mae'"):
+        _ = history.history.mae
+    seen = []
+    model.fit(np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32), epochs=1,
+              verbose=0, callbacks={"onEpochEnd": lambda e, logs: seen.append(logs)})  # fmt: skip
+    with pytest.raises(AttributeError, match="'val_loss'"):
+        _ = seen[0].val_loss
+    assert seen[0] == {"loss": seen[0]["loss"], "acc": seen[0]["acc"]}

@@ -25,6 +25,7 @@ from typing import Any
 
 __all__ = [
     "Callback",
+    "Logs",
     "CustomCallback",
     "EarlyStopping",
     "History",
@@ -40,6 +41,40 @@ _HOOKS = (
     ("onBatchBegin", "on_batch_begin"),
     ("onBatchEnd", "on_batch_end"),
 )
+
+
+class Logs(dict):
+    """A dict whose keys read as attributes too: `logs.loss` is `logs["loss"]`, as tfjs's logs.
+
+    fit's hooks get their logs as this, and `History.history` is one (key -> values).
+    A missing key raises AttributeError naming it; equality and repr are a plain dict's.
+
+    >>> from tfjs_grad.callbacks import Logs
+    >>> logs = Logs(loss=0.5)
+    >>> logs.loss, logs["loss"], logs == {"loss": 0.5}
+    (0.5, 0.5, True)
+    >>> logs.acc
+    Traceback (most recent call last):
+    ...
+    AttributeError: logs have no key 'acc'
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"logs have no key {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self[name] = value
+
+    def __delattr__(self, name: str) -> None:
+        try:
+            del self[name]
+        except KeyError:
+            raise AttributeError(f"logs have no key {name!r}") from None
 
 
 def _settle(result: Any) -> Any:
@@ -205,18 +240,18 @@ class History(Callback):
     >>> import tfjs_grad as tf
     >>> h = tf.callbacks.History()
     >>> h.onTrainBegin(); h.onEpochEnd(0, {"loss": 0.5})
-    >>> h.epoch, h.history
-    ([0], {'loss': [0.5]})
+    >>> h.epoch, h.history, h.history.loss
+    ([0], {'loss': [0.5]}, [0.5])
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.epoch: list[int] = []
-        self.history: dict[str, list[float]] = {}
+        self.history: Logs = Logs()
 
     def onTrainBegin(self, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
         self.epoch = []
-        self.history = {}
+        self.history = Logs()
 
     def onEpochEnd(self, epoch: int, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
         self.epoch.append(epoch)

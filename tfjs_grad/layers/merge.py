@@ -10,13 +10,14 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
 from .._config import REQUIRED
-from .base import Layer
+from .base import Layer, output_dtype
 
 
 class _Merge(Layer):
@@ -73,7 +74,104 @@ def _mask_list(inputs: Any, mask: Any) -> list[Any] | None:
     return list(mask)
 
 
-class Add(_Merge):
+def _js(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _elementwise_shape(shape1: Any, shape2: Any) -> Any:
+    """tfjs's output shape of an elementwise op on two (batchless) shapes: aligned on the
+    right, a 1 takes the other size, an unknown size gives unknown."""
+    if shape1 is None or shape2 is None:
+        return None
+    if len(shape1) < len(shape2):
+        return _elementwise_shape(shape2, shape1)
+    if not shape2:
+        return list(shape1)
+    out = list(shape1[: len(shape1) - len(shape2)])
+    for i, j in zip(shape1[len(shape1) - len(shape2) :], shape2):
+        if i is None or j is None or i < 0 or j < 0:
+            out.append(None)
+        elif i == 1:
+            out.append(j)
+        elif j == 1 or i == j:
+            out.append(i)
+        else:
+            raise ValueError(
+                "Operands could not be broadcast together with shapes "
+                f"{_js(list(shape1))} {_js(list(shape2))}"
+            )
+    return out
+
+
+def _shape_list(input_shape: Any) -> list[Any]:
+    if isinstance(input_shape, (list, tuple)) and not any(
+        isinstance(s, (list, tuple)) for s in input_shape
+    ):
+        return [list(input_shape)]  # one shape (tfjs wraps it, then finds < 2 inputs)
+    return [None if s is None else list(s) for s in input_shape]
+
+
+def _batch_sizes(shapes: list[Any]) -> list[Any]:
+    sizes: list[Any] = []
+    for shape in shapes:
+        if shape is not None and shape[0] is not None and shape[0] not in sizes:
+            sizes.append(shape[0])
+    return sizes
+
+
+def _batchless(shapes: list[Any]) -> Any:
+    out = None if shapes[0] is None else shapes[0][1:]
+    for shape in shapes[1:]:
+        out = _elementwise_shape(out, None if shape is None else shape[1:])
+    return out
+
+
+class _Elementwise(_Merge):
+    """add, multiply, maximum, minimum, average: tfjs's rules for inputs of other ranks.
+
+    Inputs of lower rank get new axes at 1 (after the batch axis) until all ranks agree,
+    so `[null, 4]` with `[null, 1, 4]` gives `[null, 1, 4]`; the sizes after the batch
+    axis broadcast as in `_elementwise_shape`.
+    """
+
+    def build(self, input_shape: Any) -> None:
+        shapes = _shape_list(input_shape)
+        if len(shapes) < 2:
+            raise ValueError(
+                "A merge layer should be called on an Array of at least 2 inputs. "
+                f"Got {len(shapes)} input(s)."
+            )
+        if len(_batch_sizes(shapes)) > 1:
+            raise ValueError(
+                "Can not merge tensors with different batch sizes. "
+                f"Got tensors with shapes: {_js(shapes)}."
+            )
+        _batchless(shapes)  # raises where the shapes do not broadcast
+        self.built = True
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        shapes = _shape_list(input_shape)
+        out = _batchless(shapes)
+        sizes = _batch_sizes(shapes)
+        dtypes = getattr(self, "_probe_dtypes", None) or ["float32"]
+        self._probe_out_dtypes = [output_dtype(jnp.result_type(*dtypes))]
+        return [sizes[0] if len(sizes) == 1 else None, *(out or [])]
+
+    computeOutputShape = compute_output_shape
+
+    def _check(self, inputs: Any) -> list[Any]:
+        xs = super()._check(inputs)
+        top = max(jnp.ndim(x) for x in xs)
+        return [_expand_at_1(x, top - jnp.ndim(x)) for x in xs]
+
+
+def _expand_at_1(x: Any, count: int) -> Any:
+    for _ in range(count):
+        x = jnp.expand_dims(x, 1)
+    return x
+
+
+class Add(_Elementwise):
     """Elementwise sum of the inputs."""
 
     className = "Add"
@@ -82,7 +180,7 @@ class Add(_Merge):
         return a + b
 
 
-class Multiply(_Merge):
+class Multiply(_Elementwise):
     """Elementwise product of the inputs."""
 
     className = "Multiply"
@@ -91,7 +189,7 @@ class Multiply(_Merge):
         return a * b
 
 
-class Maximum(_Merge):
+class Maximum(_Elementwise):
     """Elementwise maximum of the inputs."""
 
     className = "Maximum"
@@ -100,7 +198,7 @@ class Maximum(_Merge):
         return jnp.maximum(a, b)
 
 
-class Minimum(_Merge):
+class Minimum(_Elementwise):
     """Elementwise minimum of the inputs."""
 
     className = "Minimum"
@@ -109,7 +207,7 @@ class Minimum(_Merge):
         return jnp.minimum(a, b)
 
 
-class Average(_Merge):
+class Average(_Elementwise):
     """Elementwise mean of the inputs."""
 
     className = "Average"

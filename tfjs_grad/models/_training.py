@@ -650,13 +650,13 @@ class Trainable:
         batches = _make_batches(n, batch_size)
         progress = _Progress(verbose, epochs, len(batches))
         progressed = progress.tqdm is not None
-        _callbacks.run_hook(callbacks, "onTrainBegin", {})
+        _callbacks.run_hook(callbacks, "onTrainBegin", _callbacks.Logs())
         self.stopTraining = False
         order = list(range(n))  # shuffled in place each epoch, as tfjs's indexArray
         try:
             for epoch in range(initial_epoch, epochs):
-                _callbacks.run_hook(callbacks, "onEpochBegin", epoch, {})
-                epoch_logs: dict[str, Any] = {}
+                _callbacks.run_hook(callbacks, "onEpochBegin", epoch, _callbacks.Logs())
+                epoch_logs = _callbacks.Logs()
                 indices = None
                 if shuffle:
                     _shuffle(order)
@@ -670,7 +670,9 @@ class Trainable:
                 for batch_index, (start, end) in enumerate(batches):
                     size = end - start
                     if batch_begin:
-                        _callbacks.run_hook(batch_begin, "onBatchBegin", batch_index, {})
+                        _callbacks.run_hook(
+                            batch_begin, "onBatchBegin", batch_index, _callbacks.Logs()
+                        )
                     values, totals = step(size, *flags, start, *totals, *data)
                     seen += size
                     if batch_index == len(batches) - 1 and validation is not None:
@@ -678,7 +680,7 @@ class Trainable:
                         for label, value in zip(labels, val):
                             epoch_logs[f"val_{label}"] = value
                     if batch_logs_wanted:
-                        logs: dict[str, Any] = {"batch": batch_index, "size": size}
+                        logs = _callbacks.Logs(batch=batch_index, size=size)
                         logs.update((k, float(v)) for k, v in zip(labels, values))
                         _callbacks.run_hook(user_callbacks, "onBatchEnd", batch_index, logs)
                     if progressed:
@@ -696,7 +698,7 @@ class Trainable:
                     break
         finally:
             progress.close()
-        _callbacks.run_hook(callbacks, "onTrainEnd", {})
+        _callbacks.run_hook(callbacks, "onTrainEnd", _callbacks.Logs())
         return history
 
     # -- evaluate / trainOnBatch / predictOnBatch -------------------------------------

@@ -2,7 +2,9 @@
 
 A chain of single-input layers prints 90 columns (`Layer (type) | Input Shape | Output
 shape | Param #`); any other graph 115 columns with `Receives inputs`. Cells are cut to
-their column, as tfjs cuts them.
+their column, as tfjs cuts them. `positions` ends each column: fractions of `lineLength`
+when the last is <= 1, else absolute; fewer positions than columns leave the later cells
+uncut, as tfjs does.
 """
 
 from __future__ import annotations
@@ -30,13 +32,16 @@ def _sequential_like(model: Any) -> bool:
 
 
 def _row(fields: Sequence[str], positions: Sequence[int], emit: Callable[[str], Any]) -> None:
+    # A field past the last position is neither cut nor padded (tfjs reads `undefined`
+    # there: slice(0, undefined) keeps all, repeat(NaN) adds nothing).
     line = ""
     for i, field in enumerate(fields):
         if i > 0:
             line = line[:-1] + " "
         line += field
-        line = line[: positions[i]]
-        line += " " * (positions[i] - len(line))
+        if i < len(positions):
+            line = line[: positions[i]]
+            line += " " * (positions[i] - len(line))
     emit(line)
 
 
@@ -69,13 +74,16 @@ def summary_lines(
     sequential_like = _sequential_like(model)
     header = ["Layer (type)", "Input Shape", "Output shape", "Param #"]
     if sequential_like:
-        length = line_length or 90
-        pos = list(positions or [0.32, 0.61, 0.89, 1])
+        length = int(line_length or 90)
+        pos = list(positions if positions is not None else [0.32, 0.61, 0.89, 1])
     else:
-        length = line_length or 115
-        pos = list(positions or [0.24, 0.48, 0.70, 0.80, 1])
+        length = int(line_length or 115)
+        pos = list(positions if positions is not None else [0.24, 0.48, 0.70, 0.80, 1])
         header.append("Receives inputs")
-    cols = [int(np.floor(length * p)) for p in pos] if pos[-1] <= 1 else [int(p) for p in pos]
+    if pos and pos[-1] <= 1:  # relative positions: fractions of the line length
+        cols = [int(np.floor(length * p)) for p in pos]
+    else:
+        cols = [int(p) for p in pos]
     relevant = {n.id for nodes in model.nodesByDepth.values() for n in nodes}
     emit("_" * length)
     _row(header, cols, emit)

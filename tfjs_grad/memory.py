@@ -68,7 +68,8 @@ def keep(x: T) -> T:
         raise TypeError(f"keep() expects a Tensor, but got '{type(x).__name__}'")
     _tape.keep(x)  # a value f computed, kept inside f's tidy: it outlives the call
     key = id(x)
-    _kept[key] = weakref.ref(x, lambda _ref, key=key: _kept.pop(key, None))
+    # (the bound pop outlives the module's globals, which interpreter shutdown clears)
+    _kept[key] = weakref.ref(x, lambda _ref, key=key, pop=_kept.pop: pop(key, None))
     return x
 
 

@@ -227,8 +227,7 @@ class Staging:
         where = api_util.fun_sourceinfo(source) if source is not None else "<f>"
         self._debug = DebugInfo("tfjs_grad", where, None, None)
         self._values = values
-        self.base = core.trace_ctx.trace
-        self.trace = pe.DynamicJaxprTrace(self._debug, parent_trace=self.base)
+        self.trace = pe.DynamicJaxprTrace(self._debug, parent_trace=core.trace_ctx.trace)
         self._exit = contextlib.ExitStack()
         self._exit.enter_context(source_info_util.reset_name_stack())
         self._source = source_info_util.current()

@@ -216,7 +216,7 @@ def test_errors_use_tfjs_phrases():
 
 def test_early_stopping_modes_and_baseline():
     stop = tf.callbacks.earlyStopping({"monitor": "val_acc", "patience": 2})
-    assert stop._maximize
+    assert stop.mode == "auto" and stop.minDelta == 0 and stop.best is None
     stop.onTrainBegin()
     for epoch, value in enumerate([0.5, 0.6, 0.6, 0.55]):
         stop.onEpochEnd(epoch, {"val_acc": value})

@@ -92,8 +92,7 @@ class Lazy:
 
     __slots__ = ("tape", "slot", "shape", "dtype", "weak_type", "value")
 
-    def __init__(self, tape: Tape, slot: int, shape: tuple[int, ...], dtype: Any,
-                 weak_type: bool):
+    def __init__(self, tape: Tape, slot: int, shape: tuple[int, ...], dtype: Any, weak_type: bool):
         self.tape, self.slot = tape, slot
         self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
         self.value: Any = None
@@ -277,9 +276,13 @@ _forward: dict[Any, Callable[..., Any]] = {}
 class Tape:
     """The ops one call of f made: slots 0..n-1 are f's inputs, then constants and outputs."""
 
-    def __init__(self, primal_avals: Sequence[Any], fetch: Callable[[], list[Any]],
-                 primal_keys: Sequence[tuple[Any, ...]] | None = None,
-                 peek: Callable[[], list[Any]] | None = None):
+    def __init__(
+        self,
+        primal_avals: Sequence[Any],
+        fetch: Callable[[], list[Any]],
+        primal_keys: Sequence[tuple[Any, ...]] | None = None,
+        peek: Callable[[], list[Any]] | None = None,
+    ):
         self.avals: list[Any] = list(primal_avals)
         self.n_primals = len(self.avals)
         if primal_keys is None:
@@ -549,8 +552,16 @@ class Tape:
         out_avals, out_tree = jax.tree.flatten(out)
         out_keys = tuple(_aval_key(a) for a in out_avals)
         return _Signature(
-            fn, statics, dynamic, out_tree, tuple(out_avals), drawn[0], out_keys,
-            tuple(_aval_id(k) for k in out_keys), next(_part_ids), out_tree == _TENSOR_TREE[0],
+            fn,
+            statics,
+            dynamic,
+            out_tree,
+            tuple(out_avals),
+            drawn[0],
+            out_keys,
+            tuple(_aval_id(k) for k in out_keys),
+            next(_part_ids),
+            out_tree == _TENSOR_TREE[0],
         )
 
     def index(self, tensor: Any, index: Any) -> Any:
@@ -614,8 +625,9 @@ class Tape:
         with _store.LOCK:
             return run(list(self.const_values), self._peek())
 
-    def program(self, outputs: Sequence[Any], write_uids: tuple[int, ...], created: Any,
-                source: Any) -> Any:
+    def program(
+        self, outputs: Sequence[Any], write_uids: tuple[int, ...], created: Any, source: Any
+    ) -> Any:
         """The `_trace.Program` computing `outputs` (y, then the written values)."""
         from ._trace import Program
 
@@ -659,7 +671,10 @@ class Tape:
         needed = _jaxpr.needed_inputs(jaxpr, [True] * len(out_slots), effects=True)
         y = self.avals[out_slots[0]]
         return Plan(
-            jaxpr, list(closed.consts), tuple(connected), tuple(needed),
+            jaxpr,
+            list(closed.consts),
+            tuple(connected),
+            tuple(needed),
             jax.ShapeDtypeStruct(tuple(y.shape), y.dtype),
         )
 

@@ -95,9 +95,7 @@ def _trace(
 def program_of(closed: Any, write_uids: tuple[int, ...], created: dict[int, Any]) -> Program:
     """The Program of a traced f: `closed` (a ClosedJaxpr) takes the primals and returns
     y, then the values written to the Variables of `write_uids`."""
-    jaxpr, consts = lift_float_literals(
-        without_dead_equations(closed.jaxpr), list(closed.consts)
-    )
+    jaxpr, consts = lift_float_literals(without_dead_equations(closed.jaxpr), list(closed.consts))
     connected = needed_inputs(jaxpr, [True] + [False] * len(write_uids))
     needed = needed_inputs(jaxpr, [True] * (1 + len(write_uids)), effects=True)
     y = closed.out_avals[0]

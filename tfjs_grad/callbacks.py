@@ -5,7 +5,9 @@ onTrainEnd, onEpochBegin, onEpochEnd, onBatchBegin, onBatchEnd` (snake_case name
 `on_epoch_end`), or a list of those. Hooks get `(logs)` for train begin/end and
 `(epoch, logs)` / `(batch, logs)` otherwise; logs hold Python floats. A hook may be an
 `async def`: fit runs it to completion before going on, as tfjs awaits it.
-`tf.callbacks.earlyStopping({...})` stops training when a monitored value stops improving.
+`tf.callbacks.earlyStopping({...})` stops training when a monitored value stops improving;
+`modelCheckpoint`, `csvLogger` and `reduceLROnPlateau` do what Keras's callbacks of those
+names do (`_epoch_callbacks.py`).
 
 >>> import tfjs_grad as tf
 >>> stop = tf.callbacks.earlyStopping(monitor="loss", patience=1)
@@ -17,11 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import math
 import threading
-import warnings
 from collections.abc import Mapping
 from typing import Any
+
+from ._monitor import Monitor
 
 __all__ = [
     "Callback",
@@ -31,6 +33,15 @@ __all__ = [
     "History",
     "earlyStopping",
     "early_stopping",
+    "ModelCheckpoint",
+    "CSVLogger",
+    "ReduceLROnPlateau",
+    "modelCheckpoint",
+    "model_checkpoint",
+    "csvLogger",
+    "csv_logger",
+    "reduceLROnPlateau",
+    "reduce_lr_on_plateau",
 ]
 
 _HOOKS = (
@@ -283,7 +294,7 @@ class EarlyStopping(Callback):
 
     def __init__(self, args: Mapping[str, Any] | None = None, **kwargs: Any):
         super().__init__()
-        config = _config(args, kwargs)
+        config = config_of(args, kwargs)
         if config.get("restoreBestWeights"):
             raise NotImplementedError(
                 "restoreBestWeights = True is not implemented in EarlyStopping yet."
@@ -295,24 +306,15 @@ class EarlyStopping(Callback):
         if unknown:
             raise ValueError(f"Unknown EarlyStopping config key(s): {sorted(unknown)}")
         self.monitor: str = config.get("monitor") or "val_loss"
-        self.minDelta = abs(config.get("minDelta") or 0)
         self.patience: int = config.get("patience") or 0
         self.verbose: int = config.get("verbose") or 0
-        self.mode: str = config.get("mode") or "auto"
         self.baseline = config.get("baseline")
-        if self.mode not in ("auto", "min", "max"):
-            warnings.warn(
-                f"EarlyStopping mode '{self.mode}' is invalid. Falling back to mode 'auto'.",
-                stacklevel=2,
-            )
-            self.mode = "auto"
-        if self.mode == "max" or (self.mode == "auto" and "acc" in self.monitor):
-            self._better = lambda a, b: a > b
-            self._maximize = True
-        else:
-            self._better = lambda a, b: a < b
-            self._maximize = False
-            self.minDelta *= -1
+        self._watch = Monitor(
+            self.monitor, config.get("mode") or "auto", config.get("minDelta") or 0, "EarlyStopping"
+        )
+        self.mode: str = self._watch.mode
+        # tfjs keeps minDelta signed: negative when the monitored value should fall
+        self.minDelta = self._watch.min_delta * (1 if self._watch.maximize else -1)
         self.wait = 0
         self.stoppedEpoch = 0
         self.best: float | None = None
@@ -320,22 +322,14 @@ class EarlyStopping(Callback):
     def onTrainBegin(self, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
         self.wait = 0
         self.stoppedEpoch = 0
-        if self.baseline is not None:
-            self.best = self.baseline
-        else:
-            self.best = -math.inf if self._maximize else math.inf
+        self.best = self._watch.worst if self.baseline is None else self.baseline
 
     def onEpochEnd(self, epoch: int, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
-        logs = logs or {}
-        current = logs.get(self.monitor)
+        current = self._watch.read(logs)
         if current is None:
-            warnings.warn(
-                f"Metric for EarlyStopping {self.monitor} is not available. "
-                f"Available metrics are: {','.join(logs)}",
-                stacklevel=2,
-            )
             return
-        if self._better(current - self.minDelta, self.best):
+        best = self._watch.worst if self.best is None else self.best
+        if self._watch.improved(current, best):
             self.best = current
             self.wait = 0
         else:
@@ -355,7 +349,8 @@ def _camel(key: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-def _config(args: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def config_of(args: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """A callback's config from a dict and/or keywords, keys in camelCase."""
     merged = dict(args or {})
     merged.update(kwargs)
     return {_camel(k): v for k, v in merged.items()}
@@ -372,6 +367,20 @@ def early_stopping(args: Mapping[str, Any] | None = None, **kwargs: Any) -> Earl
 
 
 earlyStopping = early_stopping
+
+
+# after Callback and config_of, which they build on
+from ._epoch_callbacks import (  # noqa: E402
+    CSVLogger,
+    ModelCheckpoint,
+    ReduceLROnPlateau,
+    csv_logger,
+    csvLogger,
+    model_checkpoint,
+    modelCheckpoint,
+    reduce_lr_on_plateau,
+    reduceLROnPlateau,
+)
 
 
 def __dir__() -> list[str]:  # the public names only, not the module's imports

@@ -143,6 +143,7 @@ def get(identifier: Any) -> Constraint | None:
 def serialize(c: Constraint | None) -> dict[str, Any] | None:
     return None if c is None else {"class_name": c.getClassName(), "config": c.getConfig()}
 
+
 __all__ = [
     "Constraint",
     "MaxNorm",

@@ -100,6 +100,7 @@ def get(identifier: Any) -> Regularizer | None:
 def serialize(reg: Regularizer | None) -> dict[str, Any] | None:
     return None if reg is None else {"class_name": reg.getClassName(), "config": reg.getConfig()}
 
+
 __all__ = [
     "L1L2",
     "Regularizer",

@@ -60,8 +60,7 @@ def eye(
     batch = tuple(int(d) for d in batch_shape)
     if not 1 <= len(batch) <= 3:
         raise ValueError(
-            "eye() currently supports only 1D and 2D batchShapes, but received "
-            f"{len(batch)}D."
+            f"eye() currently supports only 1D and 2D batchShapes, but received {len(batch)}D."
         )
     return jnp.broadcast_to(matrix, batch + matrix.shape)
 

@@ -22,9 +22,7 @@ def confusion_matrix(labels: ArrayLike, predictions: ArrayLike, num_classes: int
     >>> tf.math.confusion_matrix([0, 1, 1], [1, 1, 0], 2).tolist()
     [[0, 1], [1, 1]]
     """
-    if num_classes is not None and not (
-        num_classes > 0 and float(num_classes).is_integer()
-    ):
+    if num_classes is not None and not (num_classes > 0 and float(num_classes).is_integer()):
         raise ValueError(
             f"If provided, numClasses must be a positive integer, but got {num_classes}"
         )
@@ -39,9 +37,7 @@ def confusion_matrix(labels: ArrayLike, predictions: ArrayLike, num_classes: int
             "elements."
         )
     if num_classes is None:
-        raise ValueError(
-            f"numClasses is required to be a positive integer, but got {num_classes}"
-        )
+        raise ValueError(f"numClasses is required to be a positive integer, but got {num_classes}")
     depth = int(num_classes)
     rows = jax.nn.one_hot(labels.astype(jnp.int32), depth, dtype=jnp.int32)
     columns = jax.nn.one_hot(predictions.astype(jnp.int32), depth, dtype=jnp.int32)

@@ -39,9 +39,7 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The concatenation of range(s, e) for each pair."""
     if not len(starts):
         return np.zeros(0, np.int64)
-    return np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)] or [[]]).astype(
-        np.int64
-    )
+    return np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)] or [[]]).astype(np.int64)
 
 
 def _splits_of(lengths: np.ndarray) -> jax.Array:
@@ -76,8 +74,7 @@ def ragged_gather(
     idx = host(name, "indices", indices).astype(np.int64)
     if output_ragged_rank != idx.ndim - 1 + len(splits):
         raise ValueError(
-            f"outputRaggedRank must be {idx.ndim - 1 + len(splits)}, but got "
-            f"{output_ragged_rank}"
+            f"outputRaggedRank must be {idx.ndim - 1 + len(splits)}, but got {output_ragged_rank}"
         )
     rows = len(splits[0]) - 1
     flat = idx.reshape(-1)
@@ -132,16 +129,15 @@ def ragged_range(starts: ArrayLike, limits: ArrayLike, deltas: ArrayLike):
         np.where(s > lim, np.ceil((s - lim) / np.where(d < 0, -d, 1)), 0),
     ).astype(np.int64)
     row = np.repeat(np.arange(n), counts)
-    k = np.arange(int(counts.sum())) - np.repeat(np.concatenate([[0], np.cumsum(counts)[:-1]]),
-                                                  counts)
+    k = np.arange(int(counts.sum())) - np.repeat(
+        np.concatenate([[0], np.cumsum(counts)[:-1]]), counts
+    )
     values = s[row] + k * d[row]
     out = values.astype(np.int32) if dtype == "int32" else values.astype(np.float32)
     return RaggedRange(_splits_of(counts), jnp.asarray(out))
 
 
-def _row_splits(
-    types: list[str], partitions: list[np.ndarray]
-) -> tuple[int, list[np.ndarray]]:
+def _row_splits(types: list[str], partitions: list[np.ndarray]) -> tuple[int, list[np.ndarray]]:
     """(number of top rows, row splits per ragged dimension) from tfjs's row partitions."""
     if types and types[0] == "FIRST_DIM_SIZE":
         rows = int(partitions[0])

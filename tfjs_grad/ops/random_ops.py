@@ -85,9 +85,7 @@ def random_gamma(
 
 
 @op("randomStandardNormal")
-def random_standard_normal(
-    shape: Shape, dtype: Any = None, seed: int | None = None
-) -> jax.Array:
+def random_standard_normal(shape: Shape, dtype: Any = None, seed: int | None = None) -> jax.Array:
     """Standard normal values (mean 0, stddev 1), like `tf.randomStandardNormal`.
 
     'int32' rounds each draw (as `randomNormal`); 'bool' raises "Unsupported data type bool".

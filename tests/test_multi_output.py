@@ -205,5 +205,27 @@ def test_data_errors_as_tfjs():
         model.evaluate(x, {"real": y[0]})
     with pytest.raises(ValueError, match='No data provided for "xb"'):
         model.trainOnBatch({"xa": x[0]}, y)
-    with pytest.raises(NotImplementedError, match="classWeight"):
+    with pytest.raises(ValueError, match="so classWeight must be either an array with 2"):
         model.fit(x, y, classWeight={0: 1, 1: 2}, verbose=0)
+    with pytest.raises(ValueError, match="classWeight is an array of 1 element"):
+        model.fit(x, y, classWeight=[{0: 1, 1: 2}], verbose=0)
+
+
+def test_acgan_discriminator_with_sparse_ids_and_class_weights_as_tfjs():
+    case = REFERENCE["acgan"]
+    model = _model()
+    model.compile(
+        optimizer=tf.train.sgd(0.2),
+        loss=["binaryCrossentropy", "sparseCategoricalCrossentropy"],
+        metrics=["accuracy"],
+    )
+    assert model.metricsNames == case["metrics_names"]
+    x, y = _data()
+    ids = tf.tensor(np.argmax(np.asarray(REFERENCE["cls"]), axis=1).reshape(-1, 1), None, "float32")
+    history = model.fit(x, [y[0], ids], epochs=2, batchSize=4, shuffle=False, verbose=0,
+                        classWeight=case["class_weight"])  # fmt: skip
+    assert list(history.history) == case["history_keys"]
+    for key in case["history_keys"]:
+        _close(history.history[key], case["history"][key], key)
+    for w, expected in zip(model.getWeights(), case["weights_after_fit"]):
+        _close(w.arraySync(), expected, "weights after fit with classWeight")

@@ -13,7 +13,9 @@
 //         samples evaluated in onEpochEnd (tfjs's own val_ logs of a multi-output model
 //         are shifted, see tfjs_grad/models/_training.py)]},
 //   weights_after_fit, evaluate (tfjs's raw list, batchSize 4, all samples),
-//   train_on_batch (the first 5 samples), weights_after_tob}
+//   train_on_batch (the first 5 samples), weights_after_tob,
+//   acgan: {class_weight, metrics_names, history_keys, history, weights_after_fit}: losses
+//   [binaryCrossentropy, sparseCategoricalCrossentropy], a classWeight per output}
 // Float32 values are stored as the exact JS doubles.
 'use strict';
 
@@ -106,6 +108,23 @@ async function main() {
   out.train_on_batch = await model.trainOnBatch(x.map(t => t.slice(0, 5)),
                                                 y.map(t => t.slice(0, 5)));
   out.weights_after_tob = model.getWeights().map(arr);
+
+  // mnist-acgan's compile (sparse class ids on the softmax head), with a classWeight per
+  // output, from the initial weights again
+  const acgan = makeModel();
+  acgan.setWeights(init);
+  acgan.compile({
+    optimizer: tf.train.sgd(0.2),
+    loss: ['binaryCrossentropy', 'sparseCategoricalCrossentropy'],
+    metrics: ['accuracy'],
+  });
+  const ids = tf.tensor(data.cls.map(row => [row.indexOf(1)]));
+  const classWeight = [{0: 1, 1: 3}, {0: 2, 1: 1, 2: 0.5}];
+  const h2 = await acgan.fit(x, [y[0], ids], {epochs: 2, batchSize: 4, shuffle: false, verbose: 0,
+                                                classWeight});
+  out.acgan = {class_weight: classWeight, metrics_names: acgan.metricsNames,
+               history_keys: Object.keys(h2.history), history: h2.history,
+               weights_after_fit: acgan.getWeights().map(arr)};
   fs.writeFileSync(OUT, JSON.stringify(out, null, 1) + '\n');
   console.log(`wrote ${OUT}`);
 }

@@ -515,12 +515,12 @@ class Trainable:
         each output's mean loss (when there are several), then each metric's mean."""
         total: Any = None
         output_losses = []
-        for loss_fn, scale, target, output in zip(
-            compiled.losses, compiled.loss_weights, ys, outputs
+        for i, (loss_fn, scale, target, output) in enumerate(
+            zip(compiled.losses, compiled.loss_weights, ys, outputs)
         ):
             per_sample = loss_fn(target, output)
-            if weights is not None:
-                per_sample = per_sample * weights
+            if weights is not None:  # class weights: a vector, or a column per output
+                per_sample = per_sample * (weights if weights.ndim == 1 else weights[:, i])
             output_losses.append(jnp.mean(per_sample))
             scaled = per_sample if scale == 1.0 else per_sample * scale
             total = scaled if total is None else total + scaled
@@ -637,11 +637,8 @@ class Trainable:
         xs, ys = self._standardize_xy(x, y)
         weights = None
         if config.get("classWeight") is not None:
-            if len(ys) > 1:
-                raise NotImplementedError(
-                    "classWeight for a model with several outputs is not supported yet"
-                )
-            weights = _class_weights(ys[0], config["classWeight"])
+            names = [name for name, _ in self._output_specs()] or ["output"]
+            weights = _class_weights(ys, config["classWeight"], names)
         do_validation = False
         val_xs: list[Any] = []
         val_ys: list[Any] = []
@@ -860,16 +857,49 @@ def _is_number_list(data: Sequence[Any]) -> bool:
     )
 
 
-def _class_weights(y: jax.Array, class_weight: Any) -> jax.Array:
-    """tfjs's standardizeWeights: each sample's class (an id, or the arg-max of a one-hot
-    row) mapped through `classWeight`."""
-    if isinstance(class_weight, (list, tuple)):
-        if len(class_weight) != 1:
+def _class_weights(ys: list[jax.Array], class_weight: Any, names: list[str]) -> jax.Array:
+    """tfjs's standardizeClassWeights + standardizeWeights: each sample's class (an id, or
+    the arg-max of a one-hot row) mapped through its output's `classWeight`. One output:
+    a vector; several: a column per output (1 where an output has no class weights)."""
+    if len(names) == 1:
+        if isinstance(class_weight, (list, tuple)) and len(class_weight) == 1:
+            class_weight = class_weight[0]
+        elif isinstance(class_weight, Mapping) and names[0] in class_weight:
+            class_weight = class_weight[names[0]]
+        elif isinstance(class_weight, (list, tuple)):
             raise ValueError(
                 f"Provided classWeight is an array of {len(class_weight)} element(s), but the "
                 "model has 1 outputs. Make sure a set of weights is provided for each model output."
             )
-        class_weight = class_weight[0]
+        return _sample_class_weights(ys[0], class_weight)
+    if isinstance(class_weight, (list, tuple)):
+        if len(class_weight) != len(names):
+            raise ValueError(
+                f"Provided classWeight is an array of {len(class_weight)} element(s), but the "
+                f"model has {len(names)} outputs. Make sure a set of weights is provided for "
+                "each model output."
+            )
+        per_output = list(class_weight)
+    elif (
+        isinstance(class_weight, Mapping)
+        and class_weight
+        and isinstance(next(iter(class_weight.values())), Mapping)
+    ):
+        per_output = [class_weight.get(name) for name in names]
+    else:
+        raise ValueError(
+            f"The model has multiple ({len(names)}) outputs, so classWeight must be either an "
+            f"array with {len(names)} elements or an object with {','.join(names)} keys. "
+            f"Provided classWeight not understood: {class_weight}"
+        )
+    columns = [
+        jnp.ones((y.shape[0],), jnp.float32) if table is None else _sample_class_weights(y, table)
+        for y, table in zip(ys, per_output)
+    ]
+    return jnp.stack(columns, axis=1)
+
+
+def _sample_class_weights(y: jax.Array, class_weight: Mapping[Any, Any]) -> jax.Array:
     values = np.asarray(y)
     if values.ndim == 1:
         classes = values

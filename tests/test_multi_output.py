@@ -229,3 +229,20 @@ def test_acgan_discriminator_with_sparse_ids_and_class_weights_as_tfjs():
         _close(history.history[key], case["history"][key], key)
     for w, expected in zip(model.getWeights(), case["weights_after_fit"]):
         _close(w.arraySync(), expected, "weights after fit with classWeight")
+
+
+def test_validation_data_and_batch_logs_carry_every_output():
+    model = _compiled()
+    x, y = _data()
+    val_x = {"xa": x[0][:4], "xb": x[1][:4]}
+    val_y = {"real": y[0][:4], "cls": y[1][:4]}
+    batch_keys = []
+    history = model.fit(
+        x, y, epochs=1, batchSize=4, shuffle=False, verbose=0, validationData=[val_x, val_y],
+        callbacks={"onBatchEnd": lambda batch, logs: batch_keys.append(list(logs))},
+    )  # fmt: skip
+    labels = model.metricsNames
+    assert batch_keys == [["batch", "size", *labels]] * 3
+    assert list(history.history) == [f"val_{k}" for k in labels] + labels
+    evaluated = [float(v) for v in model.evaluate(val_x, val_y, batchSize=4)]
+    _close([history.history[f"val_{k}"][0] for k in labels], evaluated, "val logs")

@@ -14,6 +14,15 @@
 - validation runs after the epoch's last step, in inference mode, batched like the fit;
 - 'accuracy' is logged as `acc`, validation keys come first (`val_loss`, ...).
 
+A model with several outputs (tfjs's `outputNames` name them) logs `loss` (the total:
+each output's per-sample loss, scaled by `lossWeights`, summed, then averaged), each
+output's `<name>_loss`, then `<name>_<metric>`; `trainOnBatch` and `evaluate` return them
+in that order. Two deliberate differences from tfjs 4.22: its `compile` ignores
+`lossWeights` (a TODO there; here they scale the total, as Keras does), and its test
+function returns the running sum of the output losses where each output's loss belongs
+(`evaluate` of two outputs gives `[L1, L1+L2, L1, L2, ...metrics]`, so its `val_loss` is
+the first output's loss alone); here `evaluate` and the `val_` logs follow `metricsNames`.
+
 Each training batch runs as one compiled program (`tf.jit`'s machinery, one trace per
 batch size, the short last batch included): the slice of the data, the forward pass, the
 loss and metrics, the gradients, the update and the running epoch sums. The epoch's values
@@ -57,7 +66,7 @@ for _name in list(_OPTIMIZERS):
 _ACCURACY = ("accuracy", "acc")
 _CROSSENTROPY = ("crossentropy", "ce")
 
-_COMPILE_KEYS = {"optimizer", "loss", "metrics"}
+_COMPILE_KEYS = {"optimizer", "loss", "lossWeights", "metrics"}
 _FIT_KEYS = {
     "batchSize", "epochs", "verbose", "callbacks", "validationSplit", "validationData",
     "shuffle", "classWeight", "sampleWeight", "initialEpoch", "stepsPerEpoch",
@@ -137,6 +146,46 @@ def _as_list(x: Any) -> list[Any]:
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+_REQUIRED = object()
+
+
+def _per_output(value: Any, names: list[str], what: str, missing: Any = _REQUIRED) -> list[Any]:
+    """`compile`'s per-output argument: one value for every output, a list with one entry
+    per output, or a dict keyed by output name (tfjs's checks and messages)."""
+    if isinstance(value, Mapping):
+        for key in value:
+            if key not in names:
+                raise ValueError(
+                    f'Unknown entry in {what} dictionary: "{key}". Only expected the following '
+                    f"keys: {','.join(names)}"
+                )
+        if missing is _REQUIRED:
+            absent = [name for name in names if value.get(name) is None]
+            if absent:
+                raise ValueError(
+                    f'Output "{absent[0]}" is missing from the {what} dictionary (expected one '
+                    f"entry for each of: {','.join(names)})"
+                )
+        return [value.get(name, missing) for name in names]
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(names):
+            raise ValueError(
+                f"When passing an Array as {what}, it should have one entry per model output. "
+                f"The model has {len(names)} output(s), but you passed {what}="
+                f"{','.join(str(v) for v in value)}."
+            )
+        return list(value)
+    return [value] * len(names)
+
+
+def _collect_metrics(metrics: Any, names: list[str]) -> list[list[Any]]:
+    """tfjs's collectMetrics: a list applies to every output, a dict names each output's
+    (keys that are not outputs are ignored, as tfjs ignores them)."""
+    if isinstance(metrics, Mapping):
+        return [_as_list(metrics.get(name, [])) for name in names]
+    return [_as_list(metrics) for _ in names]
+
+
 def _js(shape: Sequence[Any]) -> str:
     return ",".join("null" if d is None else str(d) for d in shape)
 
@@ -176,27 +225,35 @@ def _check_batch_size(batch_size: Any) -> int:
 
 
 class _Compiled:
-    """What `compile` fixed: the optimizer, the loss and metric functions, their names."""
+    """What `compile` fixed: the optimizer, each output's loss function and weight, the
+    metric functions and the logged names (tfjs's `metricsNames`)."""
 
-    def __init__(self, optimizer: Optimizer, owned: bool, losses: list[Any], metrics: list[Any]):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        owned: bool,
+        outputs: list[str],
+        losses: list[Any],
+        loss_weights: list[float],
+        metrics: list[tuple[str, Any, int]],
+    ):
         self.optimizer, self.owned = optimizer, owned
-        self.losses = losses
-        # (name, fn or ('acc'|'ce', None) resolved from the output's shape at trace time)
-        self.metrics: list[tuple[str, Any]] = metrics
-        self.names = ["loss"] + [name for name, _ in metrics]
-        counts: dict[str, int] = {}
-        deduped = []
-        for i, name in enumerate(self.names):
-            if self.names.count(name) > 1:
-                deduped.append(f"{name}_{self.names[:i].count(name)}")
-            else:
-                deduped.append(name)
-            counts[name] = counts.get(name, 0) + 1
-        self.labels = deduped  # tfjs's getDedupedMetricsNames
-        # One hidden scalar per metric: the training forward pass writes the batch's value
-        # there, so it leaves the loss function (whose only result is the loss) intact.
+        self.losses, self.loss_weights = losses, loss_weights
+        # (name, fn or 'acc'|'ce' resolved from the output's shape at trace time, output index)
+        self.metrics = metrics
+        # tfjs: 'loss', each output's loss when there are several, then the metrics
+        per_output = [f"{name}_loss" for name in outputs] if len(outputs) > 1 else []
+        self.names = ["loss", *per_output, *(name for name, _, _ in metrics)]
+        self.labels = [  # tfjs's getDedupedMetricsNames
+            f"{name}_{self.names[:i].count(name)}" if self.names.count(name) > 1 else name
+            for i, name in enumerate(self.names)
+        ]
+        # One hidden scalar per logged value after the loss: the training forward pass
+        # writes the batch's value there, so it leaves the loss function (whose only result
+        # is the total loss) intact.
         self.slots = [
-            hidden_variable(jnp.zeros((), jnp.float32), f"<metric {name}>") for name in deduped[1:]
+            hidden_variable(jnp.zeros((), jnp.float32), f"<metric {name}>")
+            for name in self.labels[1:]
         ]
         self.train_step: Any = None
         self.test_step: Any = None
@@ -218,8 +275,14 @@ class Trainable:
 
     # -- compile ------------------------------------------------------------------------
     def compile(self, args: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
-        """Configure training: `optimizer` (name or Optimizer), `loss` (name or function,
-        or one per output), `metrics` (names like 'accuracy', 'mse', or functions).
+        """Configure training: `optimizer` (name or Optimizer), `loss` (name or function:
+        one for every output, a list with one per output, or a dict by output name),
+        `lossWeights` (a list or dict: each output's loss is scaled in the total, as Keras
+        does; tfjs 4.22 accepts the key and ignores it), `metrics` (names like 'accuracy',
+        'mse', or functions: a list for every output, or a dict by output name).
+
+        A model with several outputs logs `loss` (the total), `<output>_loss` for each
+        output, then `<output>_<metric>` (tfjs's `metricsNames`).
 
         >>> import tfjs_grad as tf
         >>> layer = tf.layers.dense(units=1, inputShape=[2])
@@ -232,46 +295,33 @@ class Trainable:
         config = _config(args, kwargs, _COMPILE_KEYS, "compile")
         optimizer_arg = config.get("optimizer")
         optimizer = get_optimizer(optimizer_arg)
-        n_outputs = len(self._output_specs()) or 1
+        names = [name for name, _ in self._output_specs()] or ["output"]
         loss = config.get("loss")
         if loss is None:
             raise ValueError("compile: 'loss' is required (a loss name or function)")
-        if isinstance(loss, Mapping):
-            names = [name for name, _ in self._output_specs()]
-            unknown = [k for k in loss if k not in names]
-            if unknown:
-                raise ValueError(
-                    f'Unknown entry in loss dictionary: "{unknown[0]}". Only expected the '
-                    f"following keys: {','.join(names)}"
-                )
-            losses = [get_loss(loss[name]) for name in names]
-        elif isinstance(loss, (list, tuple)):
-            if len(loss) != n_outputs:
-                raise ValueError(
-                    "When passing an Array as loss, it should have one entry per model output. "
-                    f"The model has {n_outputs} output(s), but you passed loss={loss}."
-                )
-            losses = [get_loss(entry) for entry in loss]
-        else:
-            losses = [get_loss(loss)] * n_outputs
-        if n_outputs > 1:
-            raise NotImplementedError(
-                "compile/fit of models with several outputs is not supported yet"
-            )
+        losses = [get_loss(entry) for entry in _per_output(loss, names, "loss")]
+        loss_weights = config.get("lossWeights")
+        weights = [1.0] * len(names)
+        if loss_weights is not None:
+            weights = [
+                1.0 if w is None else float(w)
+                for w in _per_output(loss_weights, names, "lossWeights", missing=None)
+            ]
         metrics_arg = config.get("metrics") or []
-        if isinstance(metrics_arg, Mapping):
-            names = [name for name, _ in self._output_specs()]
-            metrics_arg = metrics_arg.get(names[0], []) if names else []
-        metrics: list[tuple[str, Any]] = []
-        for metric in _as_list(metrics_arg):
-            if isinstance(metric, str) and metric in _ACCURACY:
-                metrics.append(("acc", "acc"))
-            elif isinstance(metric, str) and metric in _CROSSENTROPY:
-                metrics.append(("ce", "ce"))
-            else:
-                metrics.append((_metrics.metric_name(metric), _get_metric(metric)))
+        metrics: list[tuple[str, Any, int]] = []
+        for index, output_metrics in enumerate(_collect_metrics(metrics_arg, names)):
+            for metric in output_metrics:
+                if isinstance(metric, str) and metric in _ACCURACY:
+                    name, entry = "acc", "acc"
+                elif isinstance(metric, str) and metric in _CROSSENTROPY:
+                    name, entry = "ce", "ce"
+                else:
+                    name, entry = _metrics.metric_name(metric), _get_metric(metric)
+                metrics.append((f"{names[index]}_{name}" if len(names) > 1 else name, entry, index))
         self._dispose_compiled()
-        self._compiled = _Compiled(optimizer, isinstance(optimizer_arg, str), losses, metrics)
+        self._compiled = _Compiled(
+            optimizer, isinstance(optimizer_arg, str), names, losses, weights, metrics
+        )
         self.loss = loss
         self.metrics = metrics_arg
 
@@ -282,7 +332,8 @@ class Trainable:
 
     @property
     def metricsNames(self) -> list[str]:  # noqa: N802 (tfjs's name)
-        """['loss', then each metric's name] (tfjs's `model.metricsNames`)."""
+        """['loss', each output's `<name>_loss` when there are several, then the metrics]
+        (tfjs's `model.metricsNames`)."""
         return [] if self._compiled is None else list(self._compiled.names)
 
     metrics_names = metricsNames
@@ -313,10 +364,15 @@ class Trainable:
             items = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
         except TypeError:
             return []
+        try:
+            tfjs_names = list(getattr(self, attr[:-1] + "Names", None) or [])
+        except (AttributeError, TypeError):
+            tfjs_names = []
         out = []
         for i, t in enumerate(items):
             shape = getattr(t, "shape", None)
-            name = getattr(t, "name", None) or f"{attr}_{i}"
+            name = tfjs_names[i] if i < len(tfjs_names) else getattr(t, "name", None)
+            name = name or f"{attr}_{i}"
             out.append((str(name), None if shape is None else list(shape)))
         return out
 
@@ -454,16 +510,24 @@ class Trainable:
     def _losses_and_metrics(
         self, compiled: _Compiled, ys: list[Any], outputs: list[Any], weights: Any
     ) -> tuple[Any, list[Any]]:
+        """The batch's total loss (tfjs: the per-sample losses summed over the outputs, then
+        averaged; each scaled by its `lossWeights` entry), then the logged values after it:
+        each output's mean loss (when there are several), then each metric's mean."""
         total: Any = None
-        for loss_fn, target, output in zip(compiled.losses, ys, outputs):
+        output_losses = []
+        for i, (loss_fn, scale, target, output) in enumerate(
+            zip(compiled.losses, compiled.loss_weights, ys, outputs)
+        ):
             per_sample = loss_fn(target, output)
-            if weights is not None:
-                per_sample = per_sample * weights
-            total = per_sample if total is None else total + per_sample
-        values = []
-        for _, entry in compiled.metrics:
-            fn = self._metric_fn(entry, compiled.losses[0], outputs[0])
-            values.append(jnp.mean(fn(ys[0], outputs[0])))
+            if weights is not None:  # class weights: a vector, or a column per output
+                per_sample = per_sample * (weights if weights.ndim == 1 else weights[:, i])
+            output_losses.append(jnp.mean(per_sample))
+            scaled = per_sample if scale == 1.0 else per_sample * scale
+            total = scaled if total is None else total + scaled
+        values = output_losses if len(outputs) > 1 else []
+        for _, entry, index in compiled.metrics:
+            fn = self._metric_fn(entry, compiled.losses[index], outputs[index])
+            values.append(jnp.mean(fn(ys[index], outputs[index])))
         return jnp.mean(total), values
 
     def _penalties(self) -> list[Any]:
@@ -573,7 +637,8 @@ class Trainable:
         xs, ys = self._standardize_xy(x, y)
         weights = None
         if config.get("classWeight") is not None:
-            weights = _class_weights(ys[0], config["classWeight"])
+            names = [name for name, _ in self._output_specs()] or ["output"]
+            weights = _class_weights(ys, config["classWeight"], names)
         do_validation = False
         val_xs: list[Any] = []
         val_ys: list[Any] = []
@@ -792,16 +857,49 @@ def _is_number_list(data: Sequence[Any]) -> bool:
     )
 
 
-def _class_weights(y: jax.Array, class_weight: Any) -> jax.Array:
-    """tfjs's standardizeWeights: each sample's class (an id, or the arg-max of a one-hot
-    row) mapped through `classWeight`."""
-    if isinstance(class_weight, (list, tuple)):
-        if len(class_weight) != 1:
+def _class_weights(ys: list[jax.Array], class_weight: Any, names: list[str]) -> jax.Array:
+    """tfjs's standardizeClassWeights + standardizeWeights: each sample's class (an id, or
+    the arg-max of a one-hot row) mapped through its output's `classWeight`. One output:
+    a vector; several: a column per output (1 where an output has no class weights)."""
+    if len(names) == 1:
+        if isinstance(class_weight, (list, tuple)) and len(class_weight) == 1:
+            class_weight = class_weight[0]
+        elif isinstance(class_weight, Mapping) and names[0] in class_weight:
+            class_weight = class_weight[names[0]]
+        elif isinstance(class_weight, (list, tuple)):
             raise ValueError(
                 f"Provided classWeight is an array of {len(class_weight)} element(s), but the "
                 "model has 1 outputs. Make sure a set of weights is provided for each model output."
             )
-        class_weight = class_weight[0]
+        return _sample_class_weights(ys[0], class_weight)
+    if isinstance(class_weight, (list, tuple)):
+        if len(class_weight) != len(names):
+            raise ValueError(
+                f"Provided classWeight is an array of {len(class_weight)} element(s), but the "
+                f"model has {len(names)} outputs. Make sure a set of weights is provided for "
+                "each model output."
+            )
+        per_output = list(class_weight)
+    elif (
+        isinstance(class_weight, Mapping)
+        and class_weight
+        and isinstance(next(iter(class_weight.values())), Mapping)
+    ):
+        per_output = [class_weight.get(name) for name in names]
+    else:
+        raise ValueError(
+            f"The model has multiple ({len(names)}) outputs, so classWeight must be either an "
+            f"array with {len(names)} elements or an object with {','.join(names)} keys. "
+            f"Provided classWeight not understood: {class_weight}"
+        )
+    columns = [
+        jnp.ones((y.shape[0],), jnp.float32) if table is None else _sample_class_weights(y, table)
+        for y, table in zip(ys, per_output)
+    ]
+    return jnp.stack(columns, axis=1)
+
+
+def _sample_class_weights(y: jax.Array, class_weight: Mapping[Any, Any]) -> jax.Array:
     values = np.asarray(y)
     if values.ndim == 1:
         classes = values

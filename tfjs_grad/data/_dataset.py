@@ -137,7 +137,10 @@ def _check_count(value: Any, name: str, method: str) -> None:
 
 
 class Dataset:
-    """A stream recipe; subclasses (or `dataset_from_iterator_fn`) say how to start one."""
+    """A stream recipe; subclasses (or `dataset_from_iterator_fn`) say how to start one.
+
+    As in tfjs, `iterator()` starts the upstream streams at once (a seeded shuffle draws
+    its stream's seed then), while `repeat` starts each pass when it is reached."""
 
     size: float | int | None = None
 
@@ -170,8 +173,7 @@ class Dataset:
             size = math.ceil(size / batchSize) if smallLastBatch else size // batchSize
         base = self
 
-        def rows() -> Iterator[Any]:
-            source = iter(base.iterator())
+        def rows(source: Iterator[Any]) -> Iterator[Any]:
             while True:
                 batch = []
                 for element in source:
@@ -184,7 +186,7 @@ class Dataset:
                 if len(batch) < batchSize:
                     return
 
-        return dataset_from_iterator_fn(rows, size)
+        return dataset_from_iterator_fn(lambda: rows(iter(base.iterator())), size)
 
     def concatenate(self, dataset: Dataset) -> Dataset:
         """This Dataset's elements, then `dataset`'s."""
@@ -198,11 +200,11 @@ class Dataset:
             size = None
         first, second = self, dataset
 
-        def chained() -> Iterator[Any]:
-            yield from first.iterator()
-            yield from second.iterator()
+        def chained(head: Iterable[Any], tail: Iterable[Any]) -> Iterator[Any]:
+            yield from head
+            yield from tail
 
-        return dataset_from_iterator_fn(chained, size)
+        return dataset_from_iterator_fn(lambda: chained(first.iterator(), second.iterator()), size)
 
     def filter(self, predicate: Callable[[Any], Any]) -> Dataset:
         """The elements for which `predicate` is true (run inside `tf.tidy`)."""
@@ -210,12 +212,14 @@ class Dataset:
             raise TypeError("filter() expects a function")
         base = self
 
-        def kept() -> Iterator[Any]:
-            for element in base.iterator():
+        def kept(source: Iterable[Any]) -> Iterator[Any]:
+            for element in source:
                 if bool(_truth(tidy(lambda e=element: predicate(e)))):
                     yield element
 
-        return dataset_from_iterator_fn(kept, math.inf if self.size == math.inf else None)
+        return dataset_from_iterator_fn(
+            lambda: kept(base.iterator()), math.inf if self.size == math.inf else None
+        )
 
     def map(self, transform: Callable[[Any], Any]) -> Dataset:
         """`transform` applied to each element (inside `tf.tidy`: its intermediates are freed).
@@ -228,11 +232,11 @@ class Dataset:
             raise TypeError("map() expects a function")
         base = self
 
-        def mapped() -> Iterator[Any]:
-            for element in base.iterator():
+        def mapped(source: Iterable[Any]) -> Iterator[Any]:
+            for element in source:
                 yield tidy(lambda e=element: transform(e))
 
-        return dataset_from_iterator_fn(mapped, self.size)
+        return dataset_from_iterator_fn(lambda: mapped(base.iterator()), self.size)
 
     def mapAsync(self, transform: Callable[[Any], Any]) -> Dataset:  # noqa: N802 (tfjs's name)
         """`transform` (an `async def` function, or one returning an awaitable) per element."""
@@ -240,11 +244,11 @@ class Dataset:
             raise TypeError("mapAsync() expects a function")
         base = self
 
-        def mapped() -> Iterator[Any]:
-            for element in base.iterator():
+        def mapped(source: Iterable[Any]) -> Iterator[Any]:
+            for element in source:
                 yield _settle(transform(element))
 
-        return dataset_from_iterator_fn(mapped, self.size)
+        return dataset_from_iterator_fn(lambda: mapped(base.iterator()), self.size)
 
     def prefetch(self, bufferSize: int) -> Dataset:  # noqa: N803
         """The same elements, read ahead by a background thread into a buffer of
@@ -289,15 +293,14 @@ class Dataset:
             size = 0
         base = self
 
-        def skipped() -> Iterator[Any]:
-            source = iter(base.iterator())
+        def skipped(source: Iterator[Any]) -> Iterator[Any]:
             if count is not None and count >= 0:
                 for _ in range(int(count)):
                     if next(source, _DONE) is _DONE:
                         return
             yield from source
 
-        return dataset_from_iterator_fn(skipped, size)
+        return dataset_from_iterator_fn(lambda: skipped(iter(base.iterator())), size)
 
     def shuffle(
         self,
@@ -341,18 +344,18 @@ class Dataset:
             size = min(size, count)
         base = self
 
-        def taken() -> Iterator[Any]:
+        def taken(source: Iterable[Any]) -> Iterator[Any]:
             if count is None or count < 0:
-                yield from base.iterator()
+                yield from source
                 return
             if count == 0:
                 return
-            for seen, element in enumerate(base.iterator(), 1):
+            for seen, element in enumerate(source, 1):
                 yield element
                 if seen >= count:
                     return
 
-        return dataset_from_iterator_fn(taken, size)
+        return dataset_from_iterator_fn(lambda: taken(base.iterator()), size)
 
     # -- consuming ---------------------------------------------------------------------
     def toArray(self) -> list[Any]:  # noqa: N802 (tfjs's name)

@@ -133,8 +133,7 @@ def zip_datasets(datasets: Any) -> Dataset:
     sizes = [d.size for d in leaves]
     size = None if not sizes or any(s is None for s in sizes) else min(sizes)  # type: ignore[type-var]
 
-    def zipped() -> Iterator[Any]:
-        streams = [iter(d.iterator()) for d in leaves]
+    def zipped(streams: list[Iterator[Any]]) -> Iterator[Any]:
         while True:
             values = []
             for stream in streams:
@@ -144,7 +143,7 @@ def zip_datasets(datasets: Any) -> Dataset:
                 values.append(value)
             yield _rebuilt(datasets, iter(values))
 
-    return dataset_from_iterator_fn(zipped, size)
+    return dataset_from_iterator_fn(lambda: zipped([iter(d.iterator()) for d in leaves]), size)
 
 
 _END = object()
@@ -212,10 +211,11 @@ class CSVDataset(Dataset):
             yield line[:-1] if line.endswith("\r") else line
 
     def columnNames(self) -> list[str]:  # noqa: N802 (tfjs's name)
-        """The column names (from columnNames, else the header line)."""
+        """The column names (from columnNames, else the header line); with
+        configuredColumnsOnly, the configured ones in columnConfigs' order (as tfjs)."""
         self._validate()
         assert self._names is not None
-        return list(self._names)
+        return list(self.columnConfigs) if self.configuredColumnsOnly else list(self._names)
 
     def _validate(self) -> None:
         if self._validated:
@@ -261,9 +261,9 @@ class CSVDataset(Dataset):
         labels: dict[str, Any] = {}
         for key, value in zip(self._names, values):
             config = self.columnConfigs.get(key)
-            if self.configuredColumnsOnly and not config:
+            if self.configuredColumnsOnly and config is None:
                 continue
-            config = config or {}
+            config = {} if config is None else config
             if value == "":
                 if "default" in config:
                     parsed = config["default"]

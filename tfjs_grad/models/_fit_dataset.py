@@ -42,7 +42,7 @@ def _config(args: Mapping[str, Any] | None, kwargs: Mapping[str, Any], keys: set
 
 
 def _positive_int(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value > 0
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and bool(value > 0)
 
 
 def _names(model: Any, attr: str) -> list[str]:

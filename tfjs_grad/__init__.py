@@ -160,9 +160,9 @@ __all__ += [  # layers and models
 ]
 
 # training (models/_training.py): tf.callbacks, tf.metrics
-from . import callbacks, metrics, node  # noqa: E402
+from . import callbacks, data, metrics, node  # noqa: E402
 
-__all__ += ["callbacks", "metrics", "node"]
+__all__ += ["callbacks", "data", "metrics", "node"]
 __all__ += ["math", "sparse"]  # opsmath: tf.math, tf.sparse
 
 # -- tf.Tensor (tfjs_grad/_tensor.py, tensor_methods.py): its methods are the ops above, so

@@ -47,6 +47,7 @@ from .._tensors import convert
 from ..jit import jit
 from ..train import Optimizer, adadelta, adagrad, adam, adamax, rmsprop, sgd
 from ..variables import Variable, hidden_variable
+from ._fit_dataset import evaluate_dataset, fit_dataset
 
 __all__ = ["Trainable", "get_optimizer", "get_loss"]
 
@@ -828,8 +829,47 @@ class Trainable:
             return predict(data, batchSize=xs[0].shape[0])
         return self.apply(data, training=False)  # type: ignore[attr-defined]
 
+    # -- tf.data ------------------------------------------------------------------------
+    def fitDataset(  # noqa: N802 (tfjs's name)
+        self, dataset: Any, args: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> Any:
+        """Train on a `tf.data.Dataset` of batches `{xs, ys}`; returns a `History`.
+
+        Config: `epochs` (required), `batchesPerEpoch` (else each epoch reads the dataset
+        to its end), `validationData` (a Dataset, or `[x, y]`), `validationBatches`,
+        `validationBatchSize` (32), `callbacks`, `verbose`, `initialEpoch`.
+
+        >>> import tfjs_grad as tf
+        >>> model = tf.sequential(layers=[tf.layers.dense(units=1, inputShape=[1])])
+        >>> model.compile(optimizer="sgd", loss="meanSquaredError")
+        >>> xs = tf.data.array([[1.0], [2.0], [3.0]])
+        >>> ds = tf.data.zip({"xs": xs, "ys": xs.map(lambda x: [2 * x[0]])}).batch(2)
+        >>> len(model.fitDataset(ds, epochs=2, verbose=0).history["loss"])
+        2
+        """
+        return fit_dataset(self, dataset, list(self._require_compiled().labels), args, kwargs)
+
+    def evaluateDataset(  # noqa: N802 (tfjs's name)
+        self, dataset: Any, args: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> Any:
+        """Loss (and metrics) over a Dataset of batches `{xs, ys}`, or its first `batches`.
+
+        >>> import tfjs_grad as tf
+        >>> layer = tf.layers.dense(units=1, inputShape=[1], useBias=False)
+        >>> model = tf.sequential(layers=[layer])
+        >>> model.setWeights([tf.tensor2d([[2.0]])])
+        >>> model.compile(optimizer="sgd", loss="meanSquaredError")
+        >>> ds = tf.data.array([{"xs": [[1.0], [2.0]], "ys": [[2.0], [5.0]]}])
+        >>> float(model.evaluateDataset(ds))
+        0.5
+        """
+        self._require_compiled()
+        return evaluate_dataset(self, dataset, args, kwargs)
+
     train_on_batch = trainOnBatch
     predict_on_batch = predictOnBatch
+    fit_dataset = fitDataset
+    evaluate_dataset = evaluateDataset
 
 
 def _shuffle(array: list[int]) -> None:

@@ -1,13 +1,22 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
+DEMO_STAMP := .venv/.demo-installed
 
 .PHONY: test demo lint bench notebooks clean ci test-newest-jax test-jax-floor
 
-$(STAMP): pyproject.toml
+$(PY):
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
+
+# make test: the package with the test toolchain (which includes the demo extra)
+$(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
+
+# make demo: the package and what demo.py imports, nothing more
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[demo]'
+	touch $(DEMO_STAMP)
 
 lint: $(STAMP)
 	.venv/bin/ruff check tfjs_grad tests benchmarks
@@ -29,7 +38,7 @@ FLOOR := $(shell sed -nE 's/^ *"(jax|jaxlib|optax|orbax-checkpoint)>=([^"]+)",?$
 test-jax-floor:
 	bash .ci/test-in-venv .venv/floor python3 $(FLOOR)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(PY) demo.py
 
 # The torch and tfjs-in-Node rows: installed when possible, else skipped with a message.

@@ -217,8 +217,7 @@ class Staging:
     [Var(id=...):float32[2]]
     """
 
-    def __init__(self, avals: Sequence[Any], values: Callable[[], list[Any]],
-                 source: Any = None):
+    def __init__(self, avals: Sequence[Any], values: Callable[[], list[Any]], source: Any = None):
         from jax._src import api_util, core, source_info_util
         from jax._src.interpreters import partial_eval as pe
         from jax.extend.core import DebugInfo
@@ -254,15 +253,17 @@ class Staging:
         _open.pop(id(self.trace), None)
         self._exit.close()
 
+    def owns(self, value: Any) -> bool:
+        """Whether `value` is a tracer of this trace (one `value_of` can compute)."""
+        return isinstance(value, Tracer) and getattr(value, "_trace", None) is self.trace
+
     def value_of(self, tracer: Any) -> Any:
         """The concrete value of a tracer of this trace, from the program so far (effects
         such as prints left out: they run once, with the program)."""
         from jax._src import core
         from jax.extend.core import Var
 
-        jaxpr, consts = self.trace.frame.to_jaxpr(
-            self.trace, [tracer], self._debug, self._source
-        )
+        jaxpr, consts = self.trace.frame.to_jaxpr(self.trace, [tracer], self._debug, self._source)
         needed, kept = {v for v in jaxpr.outvars if isinstance(v, Var)}, []
         for eqn in reversed(jaxpr.eqns):
             if any(isinstance(v, Var) and v in needed for v in eqn.outvars):

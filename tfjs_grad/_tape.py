@@ -63,6 +63,20 @@ _active: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
 active: Callable[[], Tape | None] = _active.get
 """The tape recording in this context, if any."""
 
+_calling: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
+    "tfjs_grad_tape_call", default=None
+)  # the tape of the eager gradient call running f here (recording or staged)
+
+
+def made_traced(tensor: Any) -> None:
+    """Note a Tensor a tf op made over a tracer while an eager gradient call runs f
+    staged: the call disposes it when it returns (or, kept, gives it its value)."""
+    tape = _calling.get()
+    if tape is not None and tape.staging is not None:
+        if tape.made is None:
+            tape.made = []
+        tape.made.append(tensor)
+
 
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
@@ -92,8 +106,7 @@ class Lazy:
 
     __slots__ = ("tape", "slot", "shape", "dtype", "weak_type", "value")
 
-    def __init__(self, tape: Tape, slot: int, shape: tuple[int, ...], dtype: Any,
-                 weak_type: bool):
+    def __init__(self, tape: Tape, slot: int, shape: tuple[int, ...], dtype: Any, weak_type: bool):
         self.tape, self.slot = tape, slot
         self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
         self.value: Any = None
@@ -277,9 +290,13 @@ _forward: dict[Any, Callable[..., Any]] = {}
 class Tape:
     """The ops one call of f made: slots 0..n-1 are f's inputs, then constants and outputs."""
 
-    def __init__(self, primal_avals: Sequence[Any], fetch: Callable[[], list[Any]],
-                 primal_keys: Sequence[tuple[Any, ...]] | None = None,
-                 peek: Callable[[], list[Any]] | None = None):
+    def __init__(
+        self,
+        primal_avals: Sequence[Any],
+        fetch: Callable[[], list[Any]],
+        primal_keys: Sequence[tuple[Any, ...]] | None = None,
+        peek: Callable[[], list[Any]] | None = None,
+    ):
         self.avals: list[Any] = list(primal_avals)
         self.n_primals = len(self.avals)
         if primal_keys is None:
@@ -300,6 +317,7 @@ class Tape:
     env: dict[int, Any]  # slot -> its tracer, once staged
     done = False  # the call returned: what f computed is disposed
     kept: list[Any] | None = None  # Tensors f passed to tf.keep
+    made: list[Any] | None = None  # Tensors over tracers f made once staged
 
     # -- leaving the tape: f goes on, on a JAX trace -----------------------------------------
     def stage(self, why: str) -> None:
@@ -345,6 +363,23 @@ class Tape:
             value = tensor.__tfjs_value__()
             if type(value) is Lazy and value.tape is self:
                 rebind(tensor, value.materialize())
+
+    def release_traced(self, keep: bool) -> None:
+        """At the end of a staged call: every Tensor f made over a tracer is disposed (as
+        the tape's values are: tfjs's gradient functions tidy f); one f kept (`tf.keep`)
+        gets, with `keep`, its value from the program so far (the trace is still open)."""
+        from ._tensor import rebind
+
+        made, self.made = self.made or [], None
+        staging, kept = self.staging, {id(t) for t in self.kept or ()}
+        for tensor in made:
+            value = getattr(tensor, "_value", None)
+            if not isinstance(value, Tracer):
+                continue
+            if keep and id(tensor) in kept and staging is not None and staging.owns(value):
+                rebind(tensor, staging.value_of(value))
+            else:  # a slot past the tape's end: disposed with the call, its shape still known
+                rebind(tensor, Lazy(self, len(self.avals), *_aval_key(jax.typeof(value))))
 
     def traced(self, value: Any) -> Any:
         """`value` with a recorded value of this tape replaced by its tracer (once staged)."""
@@ -549,8 +584,16 @@ class Tape:
         out_avals, out_tree = jax.tree.flatten(out)
         out_keys = tuple(_aval_key(a) for a in out_avals)
         return _Signature(
-            fn, statics, dynamic, out_tree, tuple(out_avals), drawn[0], out_keys,
-            tuple(_aval_id(k) for k in out_keys), next(_part_ids), out_tree == _TENSOR_TREE[0],
+            fn,
+            statics,
+            dynamic,
+            out_tree,
+            tuple(out_avals),
+            drawn[0],
+            out_keys,
+            tuple(_aval_id(k) for k in out_keys),
+            next(_part_ids),
+            out_tree == _TENSOR_TREE[0],
         )
 
     def index(self, tensor: Any, index: Any) -> Any:
@@ -614,8 +657,9 @@ class Tape:
         with _store.LOCK:
             return run(list(self.const_values), self._peek())
 
-    def program(self, outputs: Sequence[Any], write_uids: tuple[int, ...], created: Any,
-                source: Any) -> Any:
+    def program(
+        self, outputs: Sequence[Any], write_uids: tuple[int, ...], created: Any, source: Any
+    ) -> Any:
         """The `_trace.Program` computing `outputs` (y, then the written values)."""
         from ._trace import Program
 
@@ -659,7 +703,10 @@ class Tape:
         needed = _jaxpr.needed_inputs(jaxpr, [True] * len(out_slots), effects=True)
         y = self.avals[out_slots[0]]
         return Plan(
-            jaxpr, list(closed.consts), tuple(connected), tuple(needed),
+            jaxpr,
+            list(closed.consts),
+            tuple(connected),
+            tuple(needed),
             jax.ShapeDtypeStruct(tuple(y.shape), y.dtype),
         )
 
@@ -748,25 +795,32 @@ def _run(
     keys = [_aval_key(a) for a in avals]
     tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)), keys, peek)
     tape.source = source
-    inputs: list[Any] = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
-    token = _active.set(tape)
+    lazies: list[Any] = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
+    inputs = lazies
+    token, calling = _active.set(tape), _calling.set(tape)
+    arguments: list[Any] = []
     try:
         if staged:
             tape.stage("staged from the start")
-            inputs = [tape.traced(lazy) for lazy in inputs]
-        effects = _store.run(
-            lambda: _output(body(*(Tensor(x) for x in inputs))), dict(zip(bind_uids, inputs))
-        )
+            inputs = [tape.traced(lazy) for lazy in lazies]
+        arguments = [Tensor(x) for x in inputs]
+        effects = _store.run(lambda: _output(body(*arguments)), dict(zip(bind_uids, inputs)))
         if tape.staging is not None:
             outputs = [tape.traced(v) for v in (effects.output, *effects.writes.values())]
+            tape.release_traced(keep=True)
             closed = tape.staging.close(outputs)
     except BaseException:
         tape.done = True
         if tape.staging is not None:
+            tape.release_traced(keep=False)
             tape.staging.abort()
         raise
     finally:
         _active.reset(token)
+        _calling.reset(calling)
+        if staged:  # f's arguments read, after the call, as on the tape: the caller's values
+            for argument, lazy in zip(arguments, lazies):
+                _rebind_argument(argument, lazy)
     try:
         if tape.kept is not None:
             tape.settle()
@@ -786,6 +840,13 @@ def _run(
     except BaseException:
         effects.discard()
         raise
+
+
+def _rebind_argument(argument: Any, lazy: Lazy) -> None:
+    from ._tensor import rebind
+
+    if isinstance(getattr(argument, "_value", None), Tracer):
+        rebind(argument, lazy)
 
 
 def _output(y: Any) -> Any:
@@ -838,10 +899,15 @@ def is_disposed(value: Any) -> bool:
 
 
 def keep(tensor: Any) -> None:
-    """`tf.keep(tensor)`: a recorded value kept inside its f outlives the call."""
+    """`tf.keep(tensor)`: a recorded value kept inside its f outlives the call (so does a
+    Tensor over a tracer f made once staged)."""
     value = getattr(tensor, "_value", None)
     if type(value) is Lazy and not value.tape.done:
         value.tape.keep(tensor)
+    elif isinstance(value, Tracer):
+        tape = _calling.get()
+        if tape is not None and tape.staging is not None:
+            tape.keep(tensor)
 
 
 def is_lazy(value: Any) -> bool:

@@ -16,7 +16,7 @@ from tfjs_grad import _tape
 
 @pytest.fixture(autouse=True, params=["tape", "traced"])
 def eager_path(request):
-    saved = _tape.ENABLED[0], set(_tape._staged_from_start)
+    saved = _tape.ENABLED[0], _tape._staged_from_start.copy()
     _tape.ENABLED[0] = request.param == "tape"
     _tape._staged_from_start.clear()
     yield request.param

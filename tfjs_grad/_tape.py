@@ -21,7 +21,7 @@ program is that jaxpr. f runs once either way. Values read as data after that co
 the program traced so far. One case cannot be continued: a recorded value first handed
 to JAX inside a JAX transform that f itself entered (a closure read inside its own
 `jax.vmap`); that call raises `TapeFallback` and runs again staged from the start, as
-every later call of that function does.
+every later call of that function with arguments of the same structure does.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import contextvars
 import itertools
 import math
 import os
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -744,7 +745,10 @@ def _unseeded_key() -> Any:
     return _rng.next_key(None)
 
 
-_staged_from_start: set[Any] = set()  # code objects of functions whose f needed it
+# function (held weakly) -> the call structures for which f could not go on from where it
+# was on the tape (a `TapeFallback`): calls of that function with one of them start staged
+_staged_from_start: weakref.WeakKeyDictionary[Any, set[Any]] = weakref.WeakKeyDictionary()
+_STRUCTURES_MAX = 64  # per function
 
 
 def usable(primals: Sequence[Any]) -> bool:
@@ -767,18 +771,55 @@ def run(
     peek: Callable[[], list[Any]] | None = None,
 ) -> Any:
     """Run `body` once, on the tape (staged from where it had to be); its
-    `_trace.Program`. Only a function whose f could not go on from where it was runs
-    again, staged from the start; it warns, and later calls start staged."""
-    code = getattr(source, "__code__", None)
-    if ENABLED[0] and code not in _staged_from_start:
+    `_trace.Program`. A call whose f could not go on from where it was runs again, staged
+    from the start; it warns, and later calls of that function with arguments of the same
+    structure start staged."""
+    if ENABLED[0] and not _fell_back(source, primals, bind_uids):
         try:
             return _run(body, primals, bind_uids, source, fetch, peek, staged=False)
         except TapeFallback as error:
-            if code is not None:
-                _staged_from_start.add(code)
+            _remember_fallback(source, primals, bind_uids)
             if not error.quiet:
                 _warn(source, error.why)
     return _run(body, primals, bind_uids, source, fetch, peek, staged=True)
+
+
+def _fallback_key(source: Any, primals: Sequence[Any], bind_uids: Sequence[int]) -> tuple[Any, Any]:
+    """(the function a fallback is remembered on, the call's structure): a bound method
+    is its function, with its instance in the structure (the method object is made
+    anew at each attribute read)."""
+    owner, instance = getattr(source, "__func__", None), None
+    if owner is None:
+        owner = source
+    else:
+        instance = id(getattr(source, "__self__", None))
+    avals = [p if isinstance(p, ShapedArray) else jax.typeof(p) for p in primals]
+    return owner, (instance, tuple(bind_uids), tuple(_aval_key(a) for a in avals))
+
+
+def _fell_back(source: Any, primals: Sequence[Any], bind_uids: Sequence[int]) -> bool:
+    """Whether a call of `source` with this structure fell back before."""
+    if not _staged_from_start or source is None:
+        return False
+    owner, structure = _fallback_key(source, primals, bind_uids)
+    try:
+        structures = _staged_from_start.get(owner)
+    except TypeError:  # not weakly referenceable: never remembered
+        return False
+    return structures is not None and structure in structures
+
+
+def _remember_fallback(source: Any, primals: Sequence[Any], bind_uids: Sequence[int]) -> None:
+    if source is None:
+        return
+    owner, structure = _fallback_key(source, primals, bind_uids)
+    try:
+        structures = _staged_from_start.setdefault(owner, set())
+    except TypeError:  # not weakly referenceable: each call falls back again
+        return
+    if len(structures) >= _STRUCTURES_MAX:
+        structures.clear()
+    structures.add(structure)
 
 
 def _run(
@@ -864,9 +905,11 @@ def _warn(source: Any, why: str) -> None:
 
     name = getattr(source, "__qualname__", None) or repr(source)
     warnings.warn(
-        f"tfjs_grad's eager tape could not go on with '{name}' ({why}): this first call "
-        "ran it again, traced with JAX from the start, as every later call of it will be "
-        "(same results). Pass such values to the transform as arguments to avoid this.",
+        f"tfjs_grad's eager tape cannot record what '{name}' does here ({why}: the tape "
+        "cannot hand its recorded values over to a JAX trace from inside a transform "
+        "already running). This call ran it again, traced with JAX from the start, with "
+        "the same results; later calls of this function with arguments of the same shapes "
+        "are traced from the start.",
         stacklevel=5,
     )
 

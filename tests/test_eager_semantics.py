@@ -21,7 +21,7 @@ def eager_path(request):
     """Every test runs twice: on the eager tape and forced onto the traced path."""
     from tfjs_grad import _tape
 
-    saved = _tape.ENABLED[0], set(_tape._staged_from_start)
+    saved = _tape.ENABLED[0], _tape._staged_from_start.copy()
     _tape.ENABLED[0] = request.param == "tape"
     _tape._staged_from_start.clear()  # each test's functions start unseen on both paths
     yield request.param

@@ -148,18 +148,62 @@ def test_a_tensor_index_out_of_range_in_an_inbound_node_is_refused(tmp_path: Pat
         _load(folder)
 
 
+_FIELD = "Layer 'dense_1': kernel_initializer: "
+
+
 @pytest.mark.parametrize(
     ("init", "message"),
     [
-        ({"class_name": "RandomNormal", "config": {"stddev": "x"}}, "Layer 'dense_1': "),
-        ({"class_name": "VarianceScaling", "config": {"scale": -1}}, "Layer 'dense_1': scale must"),
-        ({"class_name": "Bogus", "config": {}}, "Layer 'dense_1': Unknown initializer: Bogus"),
+        (
+            {"class_name": "RandomNormal", "config": {"stddev": "x"}},
+            _FIELD + "RandomNormal: stddev must be a finite number, got 'x'",
+        ),
+        (
+            {"class_name": "RandomUniform", "config": {"maxval": None}},
+            _FIELD + "RandomUniform: maxval must be a finite number, got None",
+        ),
+        (
+            {"class_name": "TruncatedNormal", "config": {"mean": [1]}},
+            _FIELD + "TruncatedNormal: mean must be a finite number, got [1]",
+        ),
+        (
+            {"class_name": "Constant", "config": {"value": "NaN"}},
+            _FIELD + "Constant: value must be a finite number, got 'NaN'",
+        ),
+        (
+            {"class_name": "Orthogonal", "config": {"gain": True}},
+            _FIELD + "Orthogonal: gain must be a finite number, got True",
+        ),
+        (
+            {"class_name": "RandomNormal", "config": {"seed": "x"}},
+            _FIELD + "RandomNormal: seed must be an integer or null, got 'x'",
+        ),
+        (
+            {"class_name": "VarianceScaling", "config": {"distribution": 3}},
+            _FIELD + "VarianceScaling: distribution must be a string, got 3",
+        ),
+        ({"class_name": "VarianceScaling", "config": {"scale": -1}}, _FIELD + "scale must"),
+        ({"class_name": "Constant", "config": {}}, _FIELD + "Constant requires the config key"),
+        ({"class_name": "GlorotUniform", "config": "x"}, _FIELD + "The config of a GlorotUniform"),
+        ({"class_name": "Bogus", "config": {}}, _FIELD + "Unknown initializer: Bogus"),
+        (7, _FIELD + "Unknown initializer: 7"),
     ],
 )
 def test_a_bad_initializer_argument_is_refused(tmp_path: Path, init: Any, message: str) -> None:
     layer = _dense("dense_1", 3, batch_input_shape=[None, 2], kernel_initializer=init)
-    with pytest.raises(ValueError, match=re.escape(message)):
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
         _load(_write(tmp_path, _sequential(layer)))
+
+
+def test_an_initializer_argument_of_the_wrong_kind_is_refused_in_user_code() -> None:
+    """The same checks on tf.initializers as a tfjs user calls them."""
+    with pytest.raises(ValueError, match="RandomNormal: stddev must be a finite number"):
+        tf.initializers.randomNormal({"stddev": "0.1"})
+    with pytest.raises(ValueError, match="Orthogonal: seed must be an integer or null"):
+        tf.initializers.orthogonal({"seed": 1.5})
+    init = tf.initializers.randomUniform({"minval": np.float32(-1), "maxval": 1, "seed": 3})
+    values = np.asarray(init.apply([100]))
+    assert values.min() >= -1 and values.max() <= 1
 
 
 def test_a_kernel_the_manifest_calls_int32_is_refused_with_tfjs_message(tmp_path: Path) -> None:

@@ -253,6 +253,10 @@ class Staging:
         _open.pop(id(self.trace), None)
         self._exit.close()
 
+    def owns(self, value: Any) -> bool:
+        """Whether `value` is a tracer of this trace (one `value_of` can compute)."""
+        return isinstance(value, Tracer) and getattr(value, "_trace", None) is self.trace
+
     def value_of(self, tracer: Any) -> Any:
         """The concrete value of a tracer of this trace, from the program so far (effects
         such as prints left out: they run once, with the program)."""

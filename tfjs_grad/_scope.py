@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import jax
 from jax.core import Tracer
 
+from . import _tape
 from ._tensor import Tensor, map_leaves
 
 T = TypeVar("T")
@@ -42,7 +43,9 @@ def track(result: T, inputs: tuple[Any, ...] = ()) -> T:
             made.append(weakref.ref(tensor))
         return tensor  # type: ignore[return-value]
     if kind in _TRACERS:
-        return Tensor(result)  # type: ignore[return-value]
+        tensor = Tensor(result)
+        _tape.made_traced(tensor)  # (an eager gradient call's f disposes it at its end)
+        return tensor  # type: ignore[return-value]
     if isinstance(result, _ARRAYS):
         (_TRACERS if isinstance(result, Tracer) else _CONCRETE).add(kind)
         return track(result)
@@ -54,7 +57,9 @@ def track(result: T, inputs: tuple[Any, ...] = ()) -> T:
         if isinstance(leaf, Tensor):
             return leaf
         tensor = Tensor(leaf)
-        if made is not None and not isinstance(leaf, Tracer):
+        if isinstance(leaf, Tracer):
+            _tape.made_traced(tensor)
+        elif made is not None:
             made.append(weakref.ref(tensor))
         return tensor
 

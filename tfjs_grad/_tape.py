@@ -21,7 +21,7 @@ program is that jaxpr. f runs once either way. Values read as data after that co
 the program traced so far. One case cannot be continued: a recorded value first handed
 to JAX inside a JAX transform that f itself entered (a closure read inside its own
 `jax.vmap`); that call raises `TapeFallback` and runs again staged from the start, as
-every later call of that function does.
+every later call of that function with arguments of the same structure does.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import contextvars
 import itertools
 import math
 import os
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -62,6 +63,20 @@ _active: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
 
 active: Callable[[], Tape | None] = _active.get
 """The tape recording in this context, if any."""
+
+_calling: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
+    "tfjs_grad_tape_call", default=None
+)  # the tape of the eager gradient call running f here (recording or staged)
+
+
+def made_traced(tensor: Any) -> None:
+    """Note a Tensor a tf op made over a tracer while an eager gradient call runs f
+    staged: the call disposes it when it returns (or, kept, gives it its value)."""
+    tape = _calling.get()
+    if tape is not None and tape.staging is not None:
+        if tape.made is None:
+            tape.made = []
+        tape.made.append(tensor)
 
 
 @contextlib.contextmanager
@@ -303,6 +318,7 @@ class Tape:
     env: dict[int, Any]  # slot -> its tracer, once staged
     done = False  # the call returned: what f computed is disposed
     kept: list[Any] | None = None  # Tensors f passed to tf.keep
+    made: list[Any] | None = None  # Tensors over tracers f made once staged
 
     # -- leaving the tape: f goes on, on a JAX trace -----------------------------------------
     def stage(self, why: str) -> None:
@@ -348,6 +364,23 @@ class Tape:
             value = tensor.__tfjs_value__()
             if type(value) is Lazy and value.tape is self:
                 rebind(tensor, value.materialize())
+
+    def release_traced(self, keep: bool) -> None:
+        """At the end of a staged call: every Tensor f made over a tracer is disposed (as
+        the tape's values are: tfjs's gradient functions tidy f); one f kept (`tf.keep`)
+        gets, with `keep`, its value from the program so far (the trace is still open)."""
+        from ._tensor import rebind
+
+        made, self.made = self.made or [], None
+        staging, kept = self.staging, {id(t) for t in self.kept or ()}
+        for tensor in made:
+            value = getattr(tensor, "_value", None)
+            if not isinstance(value, Tracer):
+                continue
+            if keep and id(tensor) in kept and staging is not None and staging.owns(value):
+                rebind(tensor, staging.value_of(value))
+            else:  # a slot past the tape's end: disposed with the call, its shape still known
+                rebind(tensor, Lazy(self, len(self.avals), *_aval_key(jax.typeof(value))))
 
     def traced(self, value: Any) -> Any:
         """`value` with a recorded value of this tape replaced by its tracer (once staged)."""
@@ -712,7 +745,10 @@ def _unseeded_key() -> Any:
     return _rng.next_key(None)
 
 
-_staged_from_start: set[Any] = set()  # code objects of functions whose f needed it
+# function (held weakly) -> the call structures for which f could not go on from where it
+# was on the tape (a `TapeFallback`): calls of that function with one of them start staged
+_staged_from_start: weakref.WeakKeyDictionary[Any, set[Any]] = weakref.WeakKeyDictionary()
+_STRUCTURES_MAX = 64  # per function
 
 
 def usable(primals: Sequence[Any]) -> bool:
@@ -735,18 +771,55 @@ def run(
     peek: Callable[[], list[Any]] | None = None,
 ) -> Any:
     """Run `body` once, on the tape (staged from where it had to be); its
-    `_trace.Program`. Only a function whose f could not go on from where it was runs
-    again, staged from the start; it warns, and later calls start staged."""
-    code = getattr(source, "__code__", None)
-    if ENABLED[0] and code not in _staged_from_start:
+    `_trace.Program`. A call whose f could not go on from where it was runs again, staged
+    from the start; it warns, and later calls of that function with arguments of the same
+    structure start staged."""
+    if ENABLED[0] and not _fell_back(source, primals, bind_uids):
         try:
             return _run(body, primals, bind_uids, source, fetch, peek, staged=False)
         except TapeFallback as error:
-            if code is not None:
-                _staged_from_start.add(code)
+            _remember_fallback(source, primals, bind_uids)
             if not error.quiet:
                 _warn(source, error.why)
     return _run(body, primals, bind_uids, source, fetch, peek, staged=True)
+
+
+def _fallback_key(source: Any, primals: Sequence[Any], bind_uids: Sequence[int]) -> tuple[Any, Any]:
+    """(the function a fallback is remembered on, the call's structure): a bound method
+    is its function, with its instance in the structure (the method object is made
+    anew at each attribute read)."""
+    owner, instance = getattr(source, "__func__", None), None
+    if owner is None:
+        owner = source
+    else:
+        instance = id(getattr(source, "__self__", None))
+    avals = [p if isinstance(p, ShapedArray) else jax.typeof(p) for p in primals]
+    return owner, (instance, tuple(bind_uids), tuple(_aval_key(a) for a in avals))
+
+
+def _fell_back(source: Any, primals: Sequence[Any], bind_uids: Sequence[int]) -> bool:
+    """Whether a call of `source` with this structure fell back before."""
+    if not _staged_from_start or source is None:
+        return False
+    owner, structure = _fallback_key(source, primals, bind_uids)
+    try:
+        structures = _staged_from_start.get(owner)
+    except TypeError:  # not weakly referenceable: never remembered
+        return False
+    return structures is not None and structure in structures
+
+
+def _remember_fallback(source: Any, primals: Sequence[Any], bind_uids: Sequence[int]) -> None:
+    if source is None:
+        return
+    owner, structure = _fallback_key(source, primals, bind_uids)
+    try:
+        structures = _staged_from_start.setdefault(owner, set())
+    except TypeError:  # not weakly referenceable: each call falls back again
+        return
+    if len(structures) >= _STRUCTURES_MAX:
+        structures.clear()
+    structures.add(structure)
 
 
 def _run(
@@ -763,25 +836,32 @@ def _run(
     keys = [_aval_key(a) for a in avals]
     tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)), keys, peek)
     tape.source = source
-    inputs: list[Any] = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
-    token = _active.set(tape)
+    lazies: list[Any] = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
+    inputs = lazies
+    token, calling = _active.set(tape), _calling.set(tape)
+    arguments: list[Any] = []
     try:
         if staged:
             tape.stage("staged from the start")
-            inputs = [tape.traced(lazy) for lazy in inputs]
-        effects = _store.run(
-            lambda: _output(body(*(Tensor(x) for x in inputs))), dict(zip(bind_uids, inputs))
-        )
+            inputs = [tape.traced(lazy) for lazy in lazies]
+        arguments = [Tensor(x) for x in inputs]
+        effects = _store.run(lambda: _output(body(*arguments)), dict(zip(bind_uids, inputs)))
         if tape.staging is not None:
             outputs = [tape.traced(v) for v in (effects.output, *effects.writes.values())]
+            tape.release_traced(keep=True)
             closed = tape.staging.close(outputs)
     except BaseException:
         tape.done = True
         if tape.staging is not None:
+            tape.release_traced(keep=False)
             tape.staging.abort()
         raise
     finally:
         _active.reset(token)
+        _calling.reset(calling)
+        if staged:  # f's arguments read, after the call, as on the tape: the caller's values
+            for argument, lazy in zip(arguments, lazies):
+                _rebind_argument(argument, lazy)
     try:
         if tape.kept is not None:
             tape.settle()
@@ -803,6 +883,13 @@ def _run(
         raise
 
 
+def _rebind_argument(argument: Any, lazy: Lazy) -> None:
+    from ._tensor import rebind
+
+    if isinstance(getattr(argument, "_value", None), Tracer):
+        rebind(argument, lazy)
+
+
 def _output(y: Any) -> Any:
     if isinstance(y, _Tensor[0]):
         return y.__tfjs_value__()
@@ -818,9 +905,11 @@ def _warn(source: Any, why: str) -> None:
 
     name = getattr(source, "__qualname__", None) or repr(source)
     warnings.warn(
-        f"tfjs_grad's eager tape could not go on with '{name}' ({why}): this first call "
-        "ran it again, traced with JAX from the start, as every later call of it will be "
-        "(same results). Pass such values to the transform as arguments to avoid this.",
+        f"tfjs_grad's eager tape cannot record what '{name}' does here ({why}: the tape "
+        "cannot hand its recorded values over to a JAX trace from inside a transform "
+        "already running). This call ran it again, traced with JAX from the start, with "
+        "the same results; later calls of this function with arguments of the same shapes "
+        "are traced from the start.",
         stacklevel=5,
     )
 
@@ -853,10 +942,15 @@ def is_disposed(value: Any) -> bool:
 
 
 def keep(tensor: Any) -> None:
-    """`tf.keep(tensor)`: a recorded value kept inside its f outlives the call."""
+    """`tf.keep(tensor)`: a recorded value kept inside its f outlives the call (so does a
+    Tensor over a tracer f made once staged)."""
     value = getattr(tensor, "_value", None)
     if type(value) is Lazy and not value.tape.done:
         value.tape.keep(tensor)
+    elif isinstance(value, Tracer):
+        tape = _calling.get()
+        if tape is not None and tape.staging is not None:
+            tape.keep(tensor)
 
 
 def is_lazy(value: Any) -> bool:

@@ -16,6 +16,7 @@ without rescaling it (the sample deviation is about 0.88 of `sqrt(scale / fan)`)
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -26,6 +27,28 @@ import numpy as np
 from . import _rng
 from ._config import REQUIRED, camel, merge, snake
 from ._tensors import to_dtype
+
+_NUMBERS = frozenset({"value", "minval", "maxval", "mean", "stddev", "gain", "scale"})
+_NAMES = frozenset({"mode", "distribution"})
+
+
+def _check_argument(what: str, key: str, value: Any) -> None:
+    """A ValueError naming `key` when an initializer's argument is not of its kind (a
+    model file may hold anything)."""
+    if key in _NUMBERS:
+        if isinstance(value, (np.ndarray, jax.Array)):  # a 0-d array of numbers is one
+            real = value.ndim == 0 and value.dtype.kind in "iuf"
+        else:
+            real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not (real and math.isfinite(float(value))):
+            raise ValueError(f"{what}: {key} must be a finite number, got {value!r:.60}")
+    elif key == "seed":
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, numbers.Integral)
+        ):
+            raise ValueError(f"{what}: seed must be an integer or null, got {value!r:.60}")
+    elif key in _NAMES and not isinstance(value, str):
+        raise ValueError(f"{what}: {key} must be a string, got {value!r:.60}")
 
 
 def _fans(shape: Sequence[int]) -> tuple[float, float]:
@@ -48,6 +71,8 @@ class Initializer:
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         self.config = merge(config, kwargs, self._KEYS, type(self).__name__)
+        for key, value in self.config.items():
+            _check_argument(type(self).__name__, key, value)
 
     def apply(self, shape: Sequence[int], dtype: Any = None) -> jax.Array:
         """Values of `shape` (float32 unless `dtype` says otherwise)."""
@@ -247,9 +272,10 @@ def get(identifier: Any) -> Initializer:
         cls = _CLASSES.get(identifier["class_name"])
         if cls is None:
             raise ValueError(f"Unknown initializer: {identifier['class_name']}")
-        config = {
-            k: v for k, v in (identifier.get("config") or {}).items() if camel(k) in cls._KEYS
-        }
+        given = identifier.get("config") or {}
+        if not isinstance(given, Mapping):
+            raise ValueError(f"The config of a {cls.__name__} must be a dict, got {given!r:.60}")
+        config = {k: v for k, v in given.items() if isinstance(k, str) and camel(k) in cls._KEYS}
         return cls(config)
     if isinstance(identifier, str):
         name = camel(identifier)

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import initializers
 from ..layers.base import Layer, weight_check
 
 # What a malformed config makes a constructor or a build raise, deep inside.
@@ -32,6 +33,24 @@ def layer_errors(name: Any) -> Iterator[None]:
         if message.startswith("Layer '"):
             raise
         raise ValueError(f"Layer '{name}': {message}") from error
+
+
+def check_initializers(config: Mapping[str, Any]) -> None:
+    """Each initializer a layer's config names (`kernel_initializer`, ...) is one
+    `tf.initializers` makes, or a ValueError naming the field (before the layer exists).
+
+    >>> check_initializers({"kernel_initializer": {"class_name": "Ones", "config": {}}})
+    >>> check_initializers({"bias_initializer": {"class_name": "RandomNormal",
+    ...                                          "config": {"stddev": "x"}}})
+    Traceback (most recent call last):
+    ValueError: bias_initializer: RandomNormal: stddev must be a finite number, got 'x'
+    """
+    for key, value in config.items():
+        if isinstance(key, str) and key.lower().endswith("initializer") and value is not None:
+            try:
+                initializers.get(value)
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"{key}: {error}") from error
 
 
 class NodeRef(NamedTuple):

@@ -112,6 +112,7 @@ def deserialize_layer(entry: Mapping[str, Any]) -> Layer:
             "tf.serialization.registerClass()."
         )
     with _untrusted.layer_errors(config.get("name", class_name)):
+        _untrusted.check_initializers(config)
         return cls.from_config(config)
 
 

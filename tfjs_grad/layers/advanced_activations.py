@@ -144,7 +144,11 @@ class PReLU(Layer):
         for axis in self.sharedAxes or []:
             shape[axis - 1] = 1
         self.alpha = self.add_weight(
-            "alpha", shape, self.alphaInitializer, self.alphaRegularizer, self.alphaConstraint
+            "alpha",
+            shape,
+            initializer=self.alphaInitializer,
+            regularizer=self.alphaRegularizer,
+            constraint=self.alphaConstraint,
         )
         self.built = True
 

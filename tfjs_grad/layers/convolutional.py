@@ -108,7 +108,11 @@ class _Conv(Layer):
     def _make_bias(self, size: int) -> None:
         if self.useBias:
             self.bias = self.add_weight(
-                "bias", [size], self.biasInitializer, self.biasRegularizer, self.biasConstraint
+                "bias",
+                [size],
+                initializer=self.biasInitializer,
+                regularizer=self.biasRegularizer,
+                constraint=self.biasConstraint,
             )
 
     def _dims(self) -> tuple[str, str, str]:
@@ -180,9 +184,9 @@ class Conv2D(_Conv):
         self.kernel = self.add_weight(
             "kernel",
             [*self.kernelSize, channels, self.filters],
-            self.kernelInitializer,
-            self.kernelRegularizer,
-            self.kernelConstraint,
+            initializer=self.kernelInitializer,
+            regularizer=self.kernelRegularizer,
+            constraint=self.kernelConstraint,
         )
         self._make_bias(int(self.filters or 0))
         self.built = True
@@ -239,9 +243,9 @@ class Conv2DTranspose(_Conv):
         self.kernel = self.add_weight(
             "kernel",
             [*self.kernelSize, self.filters, channels],
-            self.kernelInitializer,
-            self.kernelRegularizer,
-            self.kernelConstraint,
+            initializer=self.kernelInitializer,
+            regularizer=self.kernelRegularizer,
+            constraint=self.kernelConstraint,
         )
         self._make_bias(int(self.filters or 0))
         self.built = True
@@ -292,9 +296,9 @@ class DepthwiseConv2D(_Conv):
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel",
             [*self.kernelSize, channels, self.depthMultiplier],
-            self.depthwiseInitializer,
-            self.depthwiseRegularizer,
-            self.depthwiseConstraint,
+            initializer=self.depthwiseInitializer,
+            regularizer=self.depthwiseRegularizer,
+            constraint=self.depthwiseConstraint,
         )
         self._make_bias(channels * self.depthMultiplier)
         self.built = True
@@ -351,16 +355,16 @@ class SeparableConv2D(DepthwiseConv2D):
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel",
             [*self.kernelSize, channels, self.depthMultiplier],
-            self.depthwiseInitializer,
-            self.depthwiseRegularizer,
-            self.depthwiseConstraint,
+            initializer=self.depthwiseInitializer,
+            regularizer=self.depthwiseRegularizer,
+            constraint=self.depthwiseConstraint,
         )
         self.pointwise_kernel = self.add_weight(
             "pointwise_kernel",
             [1, 1, channels * self.depthMultiplier, self.filters],
-            self.pointwiseInitializer,
-            self.pointwiseRegularizer,
-            self.pointwiseConstraint,
+            initializer=self.pointwiseInitializer,
+            regularizer=self.pointwiseRegularizer,
+            constraint=self.pointwiseConstraint,
         )
         self._make_bias(int(self.filters or 0))
         self.built = True

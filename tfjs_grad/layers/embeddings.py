@@ -62,9 +62,9 @@ class Embedding(Layer):
         self.embeddings = self.add_weight(
             "embeddings",
             [self.inputDim, self.outputDim],
-            self.embeddingsInitializer,
-            self.embeddingsRegularizer,
-            self.embeddingsConstraint,
+            initializer=self.embeddingsInitializer,
+            regularizer=self.embeddingsRegularizer,
+            constraint=self.embeddingsConstraint,
         )
         self.built = True
 

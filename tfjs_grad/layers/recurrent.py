@@ -151,20 +151,24 @@ class _RNN(Layer):
         self.kernel = self.add_weight(
             "kernel",
             [features, width],
-            self.kernelInitializer,
-            self.kernelRegularizer,
-            self.kernelConstraint,
+            initializer=self.kernelInitializer,
+            regularizer=self.kernelRegularizer,
+            constraint=self.kernelConstraint,
         )
         self.recurrent_kernel = self.add_weight(
             "recurrent_kernel",
             [self.units, width],
-            self.recurrentInitializer,
-            self.recurrentRegularizer,
-            self.recurrentConstraint,
+            initializer=self.recurrentInitializer,
+            regularizer=self.recurrentRegularizer,
+            constraint=self.recurrentConstraint,
         )
         if self.useBias:
             self.bias = self.add_weight(
-                "bias", [width], self._bias_initializer(), self.biasRegularizer, self.biasConstraint
+                "bias",
+                [width],
+                initializer=self._bias_initializer(),
+                regularizer=self.biasRegularizer,
+                constraint=self.biasConstraint,
             )
         self.built = True
 

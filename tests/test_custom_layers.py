@@ -271,3 +271,22 @@ def test_a_jax_custom_layer_fits_as_jax_grad_of_the_raw_program():
         epochs.append(np.mean(losses))
     np.testing.assert_allclose(history.history["loss"], epochs, rtol=1e-5)
     np.testing.assert_allclose(np.asarray(layer.w), np.asarray(w), rtol=1e-5, atol=1e-6)
+
+
+def test_weight_read_is_a_tensor_inside_call_while_fit_traces():
+    class SquaredScale(tf.layers.Layer):
+        def build(self, input_shape):
+            self.s = self.addWeight("s", [input_shape[-1]], None, tf.initializers.ones())
+
+        def call(self, inputs, kwargs):
+            return inputs.mul(self.s.read().square())
+
+    layer = SquaredScale({"inputShape": [2]})
+    model = tf.sequential({"layers": [layer]})
+    model.compile({"optimizer": tf.train.sgd(0.5), "loss": "meanSquaredError"})
+    x = np.array([[1.0, 2.0]], np.float32)
+    model.fit(x, np.zeros((1, 2), np.float32), {"epochs": 1, "verbose": 0})
+    # loss = mean((x s^2)^2); d/ds = 2 x^2 s^3 (one row, two outputs: mean over 2)
+    want = 1 - 0.5 * (2 * x[0] ** 2 * 1.0) * 2 / 2
+    assert isinstance(layer.weights[0].read(), tf.Tensor)
+    np.testing.assert_allclose(np.asarray(layer.weights[0].read()), want, rtol=1e-6)

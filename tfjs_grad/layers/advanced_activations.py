@@ -153,7 +153,7 @@ class PReLU(Layer):
         self.built = True
 
     def call(self, inputs: Any, training: bool = False) -> Any:
-        return jnp.where(inputs > 0, inputs, self.alpha.read() * inputs)
+        return jnp.where(inputs > 0, inputs, self.alpha.raw() * inputs)
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -425,7 +425,7 @@ class Layer:
     def getWeights(self, trainableOnly: bool = False) -> list[Tensor]:
         """The current values of `weights` (or only the trainable ones), as `tf.Tensor`s."""
         weights = self.trainableWeights if trainableOnly else self.weights
-        return as_tensors([w.read() for w in weights])
+        return as_tensors([w.raw() for w in weights])
 
     get_weights = getWeights
 
@@ -448,12 +448,12 @@ class Layer:
 
     def regularization_losses(self) -> list[Any]:
         """The penalty of each regularized weight at its current value (for `fit`)."""
-        return [reg.apply(v.read()) for v, reg in self._regularized]
+        return [reg.apply(v.raw()) for v, reg in self._regularized]
 
     def apply_constraints(self) -> None:
         """Project the constrained weights (tfjs's fit does this after each step)."""
         for v, con in self._constraints:
-            v.assign(con.apply(v.read()))
+            v.assign(con.apply(v.raw()))
 
     # -- building and shapes ----------------------------------------------------------
     def build(self, input_shape: Any) -> None:
@@ -652,7 +652,7 @@ class Layer:
         )
         self.check_input_spec(shapes)
         tape = _tape.active()
-        if tape is not None and any(_tape.is_lazy(w.read()) for w in self.weights):
+        if tape is not None and any(_tape.is_lazy(w.raw()) for w in self.weights):
             # Layers compute with jnp and lax, which the eager tape cannot record (and lax
             # takes arrays only): the gradient call goes on on a JAX trace from here, where
             # the weights read as tracers.

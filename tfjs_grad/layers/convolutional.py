@@ -133,7 +133,7 @@ class _Conv(Layer):
             x = jnp.moveaxis(x, 1, -1)
         y = self._convolve(x)
         if self.bias is not None:
-            y = y + self.bias.read()
+            y = y + self.bias.raw()
         y = activations.get(self.activation)(y)
         if self.dataFormat == "channelsFirst":
             y = jnp.moveaxis(y, -1, 1)
@@ -194,7 +194,7 @@ class Conv2D(_Conv):
     def _convolve(self, x: Any) -> Any:
         return lax.conv_general_dilated(
             x,
-            self.kernel.read(),
+            self.kernel.raw(),
             self.strides,
             self._pad(),
             rhs_dilation=self.dilationRate,
@@ -253,7 +253,7 @@ class Conv2DTranspose(_Conv):
     def _convolve(self, x: Any) -> Any:
         return lax.conv_transpose(
             x,
-            self.kernel.read(),
+            self.kernel.raw(),
             self.strides,
             self.padding.upper(),
             dimension_numbers=("NHWC", "HWIO", "NHWC"),
@@ -316,7 +316,7 @@ class DepthwiseConv2D(_Conv):
         )
 
     def _convolve(self, x: Any) -> Any:
-        return self._depthwise(x, self.depthwise_kernel.read())
+        return self._depthwise(x, self.depthwise_kernel.raw())
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -370,9 +370,9 @@ class SeparableConv2D(DepthwiseConv2D):
         self.built = True
 
     def _convolve(self, x: Any) -> Any:
-        y = self._depthwise(x, self.depthwise_kernel.read())
+        y = self._depthwise(x, self.depthwise_kernel.raw())
         return lax.conv_general_dilated(
-            y, self.pointwise_kernel.read(), (1, 1), "VALID", dimension_numbers=self._dims()
+            y, self.pointwise_kernel.raw(), (1, 1), "VALID", dimension_numbers=self._dims()
         )
 
     def get_config(self) -> dict[str, Any]:

@@ -86,9 +86,9 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: Any, training: bool = False) -> Any:
-        y = jnp.matmul(inputs, self.kernel.read())
+        y = jnp.matmul(inputs, self.kernel.raw())
         if self.bias is not None:
-            y = y + self.bias.read()
+            y = y + self.bias.raw()
         return activations.get(self.activation)(y)
 
     def get_config(self) -> dict[str, Any]:

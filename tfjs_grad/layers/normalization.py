@@ -64,9 +64,9 @@ class _Normalization(Layer):
 
     def _affine(self, normalized: Any, shape: tuple[int, ...]) -> Any:
         if self.gamma is not None:
-            normalized = normalized * self.gamma.read().reshape(shape)
+            normalized = normalized * self.gamma.raw().reshape(shape)
         if self.beta is not None:
-            normalized = normalized + self.beta.read().reshape(shape)
+            normalized = normalized + self.beta.raw().reshape(shape)
         return normalized
 
 
@@ -128,10 +128,10 @@ class BatchNormalization(_Normalization):
             variance = jnp.mean(jnp.square(inputs - mean.reshape(shape)), axis=reduce)
             decay = 1 - self.momentum
             for var, batch in ((self.moving_mean, mean), (self.moving_variance, variance)):
-                moving = var.read()
+                moving = var.raw()
                 var.assign(moving - (moving - lax.stop_gradient(batch)) * decay)
         else:
-            mean, variance = self.moving_mean.read(), self.moving_variance.read()
+            mean, variance = self.moving_mean.raw(), self.moving_variance.raw()
         normalized = (inputs - mean.reshape(shape)) * lax.rsqrt(
             variance.reshape(shape) + self.epsilon
         )

@@ -221,9 +221,9 @@ class _RNN(Layer):
         batch = x.shape[0]
         step_masks = None if mask is None else self._step_masks(mask, x)
         weights = {
-            "kernel": self.kernel.read(),
-            "recurrent": self.recurrent_kernel.read(),
-            "bias": self.bias.read() if self.bias is not None else None,
+            "kernel": self.kernel.raw(),
+            "recurrent": self.recurrent_kernel.raw(),
+            "bias": self.bias.raw() if self.bias is not None else None,
         }
         in_mask = self._mask(self.dropout, (batch, x.shape[-1]), training)
         rec_mask = self._mask(self.recurrentDropout, (batch, self.units), training)

@@ -15,6 +15,7 @@ from . import (
     models,
     ops,
     regularizers,
+    serialization,
     train,
     util,
 )
@@ -151,6 +152,7 @@ __all__ += [  # layers and models
     "layers",
     "models",
     "regularizers",
+    "serialization",
     "LayersModel",
     "Sequential",
     "loadLayersModel",

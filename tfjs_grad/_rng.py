@@ -46,7 +46,7 @@ def _generator() -> Variable:
 
 
 def _split(state: Variable) -> jax.Array:
-    new, key = jax.random.split(jax.random.wrap_key_data(state.read(), impl=_IMPL))
+    new, key = jax.random.split(jax.random.wrap_key_data(state.raw(), impl=_IMPL))
     write(state, jax.random.key_data(new))
     return key
 

@@ -290,7 +290,7 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
         [v.aval() for v in trainable],
         [v.id for v in trainable],
         f,
-        fetch=lambda: [v.read() for v in trainable],
+        fetch=lambda: [v.raw() for v in trainable],
         peek=lambda: [peek(v) for v in trainable],
     )
     connected = [v for v, c in zip(trainable, program.connected) if c]
@@ -313,7 +313,7 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
 def loss_gradients(loss: LossProgram) -> VariableGrads:
     """variable_grads's second half: run the program's vjp, apply f's writes."""
     program = loss.program
-    xs = [v.read() if needed else None for v, needed in zip(loss.trainable, program.needed)]
+    xs = [v.raw() if needed else None for v, needed in zip(loss.trainable, program.needed)]
     value, gs, writes = _trace.vjp(program, xs, None)
     _trace.write_back(program, writes)
     by_name: dict[str, jax.Array | None] = {v.name: g for v, g in zip(loss.connected, gs)}

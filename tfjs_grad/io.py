@@ -477,7 +477,7 @@ def _encode(v: Variable, name: str) -> tuple[dict[str, Any], bytes]:
             f"Variable '{v.name}' has dtype {dtype}, which tfjs weights cannot hold "
             f"({', '.join(_STORED)})"
         )
-    data = np.ascontiguousarray(np.asarray(v.read()), dtype=_STORED[dtype]).tobytes()
+    data = np.ascontiguousarray(np.asarray(v.raw()), dtype=_STORED[dtype]).tobytes()
     return {"name": name, "shape": list(v.shape), "dtype": dtype}, data
 
 

@@ -201,7 +201,7 @@ def _from_refs(tree: Any) -> Any:
 
 
 def _output(v: Any) -> Any:
-    return jnp.asarray(v.read() if _is_variable(v) else v)
+    return jnp.asarray(v.raw() if _is_variable(v) else v)
 
 
 def _warn_at(fn: Callable[..., Any], message: str) -> None:
@@ -650,7 +650,7 @@ class JittedLoop(Jitted):
             ]
             return new, inner.output
 
-        initial = [var.read() for var in carried]  # bound, or read as an input to be
+        initial = [var.raw() for var in carried]  # bound, or read as an input to be
         carry, outs = jax.lax.scan(one_step, initial, (args, kwargs))
         for var, value in zip(carried, carry):
             write(var, value)

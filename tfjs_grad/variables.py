@@ -29,7 +29,7 @@ from jax.core import ShapedArray, Tracer
 from . import _store, _tape
 from ._jax_internals import refuse_in_primitives, staging
 from ._stopped import stopped
-from ._tensor import Tensor
+from ._tensor import Tensor, wrap
 from ._tensors import ArrayLike, _is_python_numeric, convert, dtype_name, to_dtype
 
 _registry: weakref.WeakValueDictionary[str, Variable] = weakref.WeakValueDictionary()
@@ -291,9 +291,21 @@ class Variable(Tensor):
     isDisposed = is_disposed
 
     # -- reading and writing ---------------------------------------------------------
-    def read(self) -> Any:
-        """The current value: the store's binding inside a transform, else the buffer
-        (which is then shared: no later step donates it)."""
+    def read(self) -> Tensor:
+        """The current value as a `tf.Tensor` (tfjs's `LayerVariable.read()`), for method
+        chains such as `inputs.matMul(kernel.read())`; it keeps this value after later
+        assignments.
+
+        >>> import tfjs_grad as tf
+        >>> v = tf.variable(tf.tensor1d([1, 2]), name="doc_read")
+        >>> v.read().square().arraySync()
+        [1.0, 4.0]
+        """
+        return wrap(self.raw())
+
+    def raw(self) -> Any:
+        """The current value as stored: the store's binding inside a transform, else the
+        buffer (which is then shared: no later step donates it)."""
         if self._disposed:
             raise ValueError(f"Variable '{self._name}' is disposed.")
         if _store.current() is not None:
@@ -312,12 +324,12 @@ class Variable(Tensor):
                 _moves[0] += 1
             return buffer
 
-    __tfjs_value__ = read  # what the argument converter takes from a Variable
-    _get = read
+    __tfjs_value__ = raw  # what the argument converter takes from a Variable
+    _get = raw
 
     @property
     def _value(self) -> Any:  # type: ignore[override]  (what Tensor's members read)
-        return self.read()
+        return self.raw()
 
     def _concrete_copy(self) -> Any:
         """The buffer (a copy if anyone else may hold it), to stand for this Variable in
@@ -364,7 +376,7 @@ class Variable(Tensor):
     def value(self) -> jax.Array:
         """The current value as a `jax.Array` (a JAX tracer inside a transform or a
         gradient call); it stays valid after later steps."""
-        value = self.read()
+        value = self.raw()
         if _tape.is_lazy(value):  # raw JAX from here on: the eager tape stages
             return value.staged()
         return value
@@ -457,7 +469,7 @@ class Variable(Tensor):
     # -- copies -------------------------------------------------------------------
     def __copy__(self) -> Variable:
         """A new, independent Variable with the current value and a fresh auto name."""
-        return Variable(self.read(), self._trainable)
+        return Variable(self.raw(), self._trainable)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Variable:
         copied = memo[id(self)] = self.__copy__()
@@ -470,12 +482,12 @@ class Variable(Tensor):
         )
 
     def __format__(self, spec: str) -> str:
-        return format(np.asarray(self.read()), spec) if spec else repr(self)
+        return format(np.asarray(self.raw()), spec) if spec else repr(self)
 
     def __repr__(self) -> str:
         if self._disposed:
             return f"<tf.Variable '{self._name}' (disposed)>"
-        value = self.read()
+        value = self.raw()
         shown = "<traced>" if isinstance(value, Tracer) else np.asarray(value)
         return (
             f"<tf.Variable '{self._name}' shape={self._shape} dtype={dtype_name(self._dtype)}"
@@ -484,7 +496,7 @@ class Variable(Tensor):
 
 
 def _flatten(v: Variable) -> tuple[tuple[Any], None]:
-    return (v.read(),), None
+    return (v.raw(),), None
 
 
 def _unflatten(_aux: None, children: Any) -> Any:
@@ -569,7 +581,7 @@ def thread(variables: Iterable[Variable]) -> None:
 
 def concrete_value(var: Variable) -> Any:
     """The buffer where there is one (even inside a transform), else the bound value."""
-    return var._buffer if var._buffer is not None else var.read()
+    return var._buffer if var._buffer is not None else var.raw()
 
 
 def pinned_sharding(var: Variable) -> jax.sharding.Sharding | None:

@@ -2,8 +2,9 @@
 // The tfjs client for Layers models saved by tfjs_grad's `model.save` (run by
 // tests/test_models.py when Node and tfjs are installed).
 //
-//   node tests/reference/check_layers_model.js DIR INPUTS_JSON
+//   node tests/reference/check_layers_model.js DIR INPUTS_JSON [CLASSES_JS]
 //
+// CLASSES_JS, when given, is required first (it registers custom layer classes).
 // Loads DIR/model.json and its shards with `tf.loadLayersModel` (through
 // `tf.io.fromMemory`, the shards read from DIR), predicts on the inputs in INPUTS_JSON
 // (a list of {shape, values}, one per model input) and prints one JSON object:
@@ -15,7 +16,8 @@ const path = require('path');
 const tf = require('@tensorflow/tfjs');
 
 async function main() {
-  const [dir, inputsFile] = process.argv.slice(2);
+  const [dir, inputsFile, classes] = process.argv.slice(2);
+  if (classes) require(path.resolve(classes));
   if (!dir || !inputsFile) throw new Error('usage: check_layers_model.js DIR INPUTS_JSON');
   await tf.setBackend('cpu');
   const modelJson = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8'));

@@ -144,12 +144,16 @@ class PReLU(Layer):
         for axis in self.sharedAxes or []:
             shape[axis - 1] = 1
         self.alpha = self.add_weight(
-            "alpha", shape, self.alphaInitializer, self.alphaRegularizer, self.alphaConstraint
+            "alpha",
+            shape,
+            initializer=self.alphaInitializer,
+            regularizer=self.alphaRegularizer,
+            constraint=self.alphaConstraint,
         )
         self.built = True
 
     def call(self, inputs: Any, training: bool = False) -> Any:
-        return jnp.where(inputs > 0, inputs, self.alpha.read() * inputs)
+        return jnp.where(inputs > 0, inputs, self.alpha.raw() * inputs)
 
     def get_config(self) -> dict[str, Any]:
         return {

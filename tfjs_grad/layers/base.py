@@ -10,6 +10,7 @@ does (`twin/kernel`, then `twin/kernel_1`); `original_name(v)` keeps the unsuffi
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import math
@@ -27,8 +28,8 @@ from .. import _store, _tape
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
-from .._config import merge, snake
-from .._tensor import Tensor, map_leaves, wrap
+from .._config import camel, merge, snake
+from .._tensor import Tensor, map_leaves, unwrap, wrap, wrap_tree
 from .._tensors import convert, dtype_name
 from ..ops import _checks
 from ..variables import Variable, lookup_variable
@@ -45,6 +46,46 @@ _classes: dict[str, type[Layer]] = {}
 def registered_class(class_name: str) -> type[Layer] | None:
     """The layer class saved models call `class_name`."""
     return _classes.get(class_name)
+
+
+def registered_names() -> list[str]:
+    """Every class name saved models may use."""
+    return list(_classes)
+
+
+def register_class(cls: type[Layer], name: str | None = None) -> None:
+    """Make saved models' `name` (default: `cls.className`) load as `cls`."""
+    _classes[name or cls.className] = cls
+
+
+# A subclass overriding one spelling of these is seen under both (tfjs's camelCase, Keras's
+# snake_case), whichever the framework or the user calls.
+_SPELLINGS = (
+    ("computeOutputShape", "compute_output_shape"),
+    ("getConfig", "get_config"),
+    ("computeMask", "compute_mask"),
+    ("getClassName", "get_class_name"),
+)
+
+
+def _is_user_code(obj: Any) -> bool:
+    module = getattr(obj, "__module__", None) or ""
+    return not (module == "tfjs_grad" or module.startswith("tfjs_grad."))
+
+
+def _call_style(call: Callable[..., Any]) -> tuple[str, bool]:
+    """How a layer's `call` takes what tfjs passes in `kwargs`: `"dict"` (tfjs's
+    `call(inputs, kwargs)`), `"keywords"` (`training=`, `**kwargs`) or `"inputs"` (nothing
+    more); and whether it takes `mask`."""
+    params = list(inspect.signature(call).parameters.values())[2:]  # after self, inputs
+    named = {p.name for p in params if p.kind is not inspect.Parameter.VAR_POSITIONAL}
+    any_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    if any_keyword or "training" in named or "mask" in named:
+        return "keywords", any_keyword or "mask" in named
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if params and params[0].kind in (*positional, inspect.Parameter.VAR_POSITIONAL):
+        return "dict", True
+    return "inputs", False
 
 
 def unique_layer_name(class_name: str) -> str:
@@ -218,13 +259,34 @@ class Layer:
     # Whether `call` takes a `mask` keyword (the mask tfjs hands a layer in `kwargs.mask`).
     _USES_MASK: ClassVar[bool] = False
 
+    # How `call` is called (see `_call_style`), and whether it is given Tensors (a
+    # subclass written outside tfjs_grad, as in tfjs) or arrays (the built-in layers).
+    _CALL_STYLE: ClassVar[tuple[str, bool]] = ("keywords", False)
+    _TENSOR_CALL: ClassVar[bool] = False
+    # Whether the config may hold keys the layer does not list (tfjs ignores them; the
+    # built-in layers refuse them).
+    _OPEN_CONFIG: ClassVar[bool] = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "className" in cls.__dict__:
+        user = _is_user_code(cls)
+        if "className" in cls.__dict__ and not user:  # users call registerClass, as in tfjs
             _classes[cls.className] = cls
+        own = cls.__dict__
+        for camel_name, snake_name in _SPELLINGS:
+            if camel_name in own and snake_name not in own:
+                setattr(cls, snake_name, own[camel_name])
+            elif snake_name in own and camel_name not in own:
+                setattr(cls, camel_name, own[snake_name])
+        cls._CALL_STYLE = _call_style(cls.call)
+        cls._TENSOR_CALL = _is_user_code(cls.call)
+        cls._OPEN_CONFIG = cls._OPEN_CONFIG or user
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         keys = {**self._BASE_KEYS, **self._KEYS}
+        if self._OPEN_CONFIG:  # tfjs keeps what it does not know (a subclass reads it)
+            given = {camel(k) for k in [*(config or {}), *kwargs]}
+            keys.update({k: None for k in given if k not in keys})
         args = merge(config, kwargs, keys, self.className)
         self._args = args
         name = args["name"]
@@ -270,15 +332,15 @@ class Layer:
             config["dtype"] = self.dtype
         return config
 
-    def getConfig(self) -> dict[str, Any]:
-        return self.get_config()
+    getConfig = get_config
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Layer:
-        """A layer from its saved config; keys tfjs saves but this layer ignores are dropped."""
+        """A layer from its saved config; keys tfjs saves but this layer ignores are dropped
+        (a user's subclass gets them all, camelCased, as tfjs's `new cls(config)`)."""
+        if cls._OPEN_CONFIG:
+            return cls({camel(k): v for k, v in config.items()})
         keys = {**cls._BASE_KEYS, **cls._KEYS}
-        from .._config import camel
-
         return cls({k: v for k, v in config.items() if camel(k) in keys})
 
     fromConfig = from_config
@@ -298,15 +360,21 @@ class Layer:
         self,
         name: str,
         shape: Sequence[Any],
-        initializer: Any = "zeros",
+        dtype: Any = None,
+        initializer: Any = None,
         regularizer: Any = None,
+        trainable: bool | None = None,
         constraint: Any = None,
-        trainable: bool = True,
-        dtype: Any = "float32",
     ) -> Variable:
-        """A new weight `<layer>/<name>` (a tf.Variable), initialized and registered."""
-        init = _initializers.get(initializer)
+        """A new weight `<layer>/<name>` (a tf.Variable), initialized and registered; the
+        arguments in tfjs's `addWeight` order (dtype float32, initializer zeros, trainable
+        by default). A regularizer's penalty joins the loss `fit` minimizes."""
+        dtype = dtype or "float32"
+        trainable = True if trainable is None else bool(trainable)
         full = f"{self._weight_scope or self.name}/{name}"
+        if any(original_name(w) == full for w in self._all_weights()):
+            raise ValueError(f"Duplicate weight name {name} for layer {self.name}")
+        init = _initializers.get("zeros" if initializer is None else initializer)
         try:
             dims = _checks.sized_shape(shape, "addWeight", dtype, argument=f"shape of {name}")
         except (TypeError, ValueError) as error:
@@ -329,6 +397,9 @@ class Layer:
         return var
 
     addWeight = add_weight
+
+    def _all_weights(self) -> list[Variable]:
+        return [*self._trainable_weights, *self._non_trainable_weights]
 
     @property
     def trainableWeights(self) -> list[Variable]:
@@ -354,7 +425,7 @@ class Layer:
     def getWeights(self, trainableOnly: bool = False) -> list[Tensor]:
         """The current values of `weights` (or only the trainable ones), as `tf.Tensor`s."""
         weights = self.trainableWeights if trainableOnly else self.weights
-        return as_tensors([w.read() for w in weights])
+        return as_tensors([w.raw() for w in weights])
 
     get_weights = getWeights
 
@@ -377,12 +448,12 @@ class Layer:
 
     def regularization_losses(self) -> list[Any]:
         """The penalty of each regularized weight at its current value (for `fit`)."""
-        return [reg.apply(v.read()) for v, reg in self._regularized]
+        return [reg.apply(v.raw()) for v, reg in self._regularized]
 
     def apply_constraints(self) -> None:
         """Project the constrained weights (tfjs's fit does this after each step)."""
         for v, con in self._constraints:
-            v.assign(con.apply(v.read()))
+            v.assign(con.apply(v.raw()))
 
     # -- building and shapes ----------------------------------------------------------
     def build(self, input_shape: Any) -> None:
@@ -413,7 +484,7 @@ class Layer:
             ]
             arg = specs if _is_shape_list(input_shape) else specs[0]
             with _store.own_trace():  # shapes only: no Variable value is baked anywhere
-                runs.append(jax.eval_shape(lambda x: self.call(x, training=False), arg))
+                runs.append(jax.eval_shape(lambda x: self.run_call(x, False), arg))
         first, second = (jax.tree_util.tree_leaves(r) for r in runs)
         merged = [
             [a if a == b else None for a, b in zip(x.shape, y.shape)] for x, y in zip(first, second)
@@ -451,6 +522,32 @@ class Layer:
         return shapes[0] if len(shapes) == 1 else shapes
 
     input_shape = inputShape
+
+    @property
+    def input(self) -> Any:
+        """The symbolic input(s) of the layer's one call (tfjs's `layer.input`)."""
+        if len(self.inboundNodes) > 1:
+            raise AttributeError(
+                f'Layer {self.name} has multiple inbound nodes, hence the notion of "layer '
+                'input" is ill-defined. Use `getInputAt(nodeIndex)` instead.'
+            )
+        if not self.inboundNodes:
+            raise AttributeError(f"Layer {self.name} is not connected, no input to return.")
+        tensors = self.inboundNodes[0].inputTensors
+        return tensors[0] if len(tensors) == 1 else list(tensors)
+
+    @property
+    def output(self) -> Any:
+        """The symbolic output(s) of the layer's one call (tfjs's `layer.output`)."""
+        if not self.inboundNodes:
+            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+        if len(self.inboundNodes) > 1:
+            raise AttributeError(
+                f'Layer {self.name} has multiple inbound nodes, hence the notion of "layer '
+                'output" is ill-defined. Use `getOutputAt(nodeIndex)` instead.'
+            )
+        tensors = self.inboundNodes[0].outputTensors
+        return tensors[0] if len(tensors) == 1 else list(tensors)
 
     def check_input_spec(self, shapes: Sequence[Sequence[int | None]]) -> None:
         """tfjs's assertInputCompatibility against `inputSpec`."""
@@ -555,14 +652,30 @@ class Layer:
         )
         self.check_input_spec(shapes)
         tape = _tape.active()
-        if tape is not None and any(_tape.is_lazy(w.read()) for w in self.weights):
+        if tape is not None and any(_tape.is_lazy(w.raw()) for w in self.weights):
             # Layers compute with jnp and lax, which the eager tape cannot record (and lax
             # takes arrays only): the gradient call goes on on a JAX trace from here, where
             # the weights read as tracers.
             tape.stage(f"layer '{self.name}' computes with JAX on its weights")
-        if mask is not None and self._USES_MASK:
-            return self.call(arrays, training=training, mask=mask)  # type: ignore[call-arg]
-        return self.call(arrays, training=training)
+        return self.run_call(arrays, training, mask)
+
+    def run_call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
+        """`call` on arrays, as the class takes them: Tensors in (and arrays out) for a
+        subclass written as in tfjs, the tfjs `kwargs` as a dict or as keywords."""
+        if self._TENSOR_CALL:
+            inputs, mask = wrap_tree(inputs), wrap_tree(mask)
+        style, takes_mask = self._CALL_STYLE
+        given_mask = mask is not None and (takes_mask or self._USES_MASK)
+        if style == "dict":
+            kwargs = {"training": training, **({"mask": mask} if given_mask else {})}
+            out = self.call(inputs, kwargs)  # type: ignore[call-arg]
+        elif style == "inputs":
+            out = self.call(inputs)  # type: ignore[call-arg]
+        elif given_mask:
+            out = self.call(inputs, training=training, mask=mask)  # type: ignore[call-arg]
+        else:
+            out = self.call(inputs, training=training)
+        return map_leaves(unwrap, out) if self._TENSOR_CALL else out
 
     def _apply_symbolic(self, inputs: Any, options: Mapping[str, Any]) -> Any:
         tensors = _as_list(inputs)
@@ -601,7 +714,7 @@ class Layer:
     def dispose(self) -> dict[str, int]:
         """Dispose of the layer's weights (tfjs's `layer.dispose()`)."""
         count = 0
-        for w in [*self._trainable_weights, *self._non_trainable_weights]:
+        for w in self._all_weights():
             if not w.is_disposed:
                 w.dispose()
                 count += 1

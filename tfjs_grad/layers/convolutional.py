@@ -108,7 +108,11 @@ class _Conv(Layer):
     def _make_bias(self, size: int) -> None:
         if self.useBias:
             self.bias = self.add_weight(
-                "bias", [size], self.biasInitializer, self.biasRegularizer, self.biasConstraint
+                "bias",
+                [size],
+                initializer=self.biasInitializer,
+                regularizer=self.biasRegularizer,
+                constraint=self.biasConstraint,
             )
 
     def _dims(self) -> tuple[str, str, str]:
@@ -129,7 +133,7 @@ class _Conv(Layer):
             x = jnp.moveaxis(x, 1, -1)
         y = self._convolve(x)
         if self.bias is not None:
-            y = y + self.bias.read()
+            y = y + self.bias.raw()
         y = activations.get(self.activation)(y)
         if self.dataFormat == "channelsFirst":
             y = jnp.moveaxis(y, -1, 1)
@@ -180,9 +184,9 @@ class Conv2D(_Conv):
         self.kernel = self.add_weight(
             "kernel",
             [*self.kernelSize, channels, self.filters],
-            self.kernelInitializer,
-            self.kernelRegularizer,
-            self.kernelConstraint,
+            initializer=self.kernelInitializer,
+            regularizer=self.kernelRegularizer,
+            constraint=self.kernelConstraint,
         )
         self._make_bias(int(self.filters or 0))
         self.built = True
@@ -190,7 +194,7 @@ class Conv2D(_Conv):
     def _convolve(self, x: Any) -> Any:
         return lax.conv_general_dilated(
             x,
-            self.kernel.read(),
+            self.kernel.raw(),
             self.strides,
             self._pad(),
             rhs_dilation=self.dilationRate,
@@ -239,9 +243,9 @@ class Conv2DTranspose(_Conv):
         self.kernel = self.add_weight(
             "kernel",
             [*self.kernelSize, self.filters, channels],
-            self.kernelInitializer,
-            self.kernelRegularizer,
-            self.kernelConstraint,
+            initializer=self.kernelInitializer,
+            regularizer=self.kernelRegularizer,
+            constraint=self.kernelConstraint,
         )
         self._make_bias(int(self.filters or 0))
         self.built = True
@@ -249,7 +253,7 @@ class Conv2DTranspose(_Conv):
     def _convolve(self, x: Any) -> Any:
         return lax.conv_transpose(
             x,
-            self.kernel.read(),
+            self.kernel.raw(),
             self.strides,
             self.padding.upper(),
             dimension_numbers=("NHWC", "HWIO", "NHWC"),
@@ -292,9 +296,9 @@ class DepthwiseConv2D(_Conv):
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel",
             [*self.kernelSize, channels, self.depthMultiplier],
-            self.depthwiseInitializer,
-            self.depthwiseRegularizer,
-            self.depthwiseConstraint,
+            initializer=self.depthwiseInitializer,
+            regularizer=self.depthwiseRegularizer,
+            constraint=self.depthwiseConstraint,
         )
         self._make_bias(channels * self.depthMultiplier)
         self.built = True
@@ -312,7 +316,7 @@ class DepthwiseConv2D(_Conv):
         )
 
     def _convolve(self, x: Any) -> Any:
-        return self._depthwise(x, self.depthwise_kernel.read())
+        return self._depthwise(x, self.depthwise_kernel.raw())
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -351,24 +355,24 @@ class SeparableConv2D(DepthwiseConv2D):
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel",
             [*self.kernelSize, channels, self.depthMultiplier],
-            self.depthwiseInitializer,
-            self.depthwiseRegularizer,
-            self.depthwiseConstraint,
+            initializer=self.depthwiseInitializer,
+            regularizer=self.depthwiseRegularizer,
+            constraint=self.depthwiseConstraint,
         )
         self.pointwise_kernel = self.add_weight(
             "pointwise_kernel",
             [1, 1, channels * self.depthMultiplier, self.filters],
-            self.pointwiseInitializer,
-            self.pointwiseRegularizer,
-            self.pointwiseConstraint,
+            initializer=self.pointwiseInitializer,
+            regularizer=self.pointwiseRegularizer,
+            constraint=self.pointwiseConstraint,
         )
         self._make_bias(int(self.filters or 0))
         self.built = True
 
     def _convolve(self, x: Any) -> Any:
-        y = self._depthwise(x, self.depthwise_kernel.read())
+        y = self._depthwise(x, self.depthwise_kernel.raw())
         return lax.conv_general_dilated(
-            y, self.pointwise_kernel.read(), (1, 1), "VALID", dimension_numbers=self._dims()
+            y, self.pointwise_kernel.raw(), (1, 1), "VALID", dimension_numbers=self._dims()
         )
 
     def get_config(self) -> dict[str, Any]:

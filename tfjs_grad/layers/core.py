@@ -69,26 +69,26 @@ class Dense(Layer):
         self.kernel = self.add_weight(
             "kernel",
             [last, self.units],
-            self.kernelInitializer,
-            self.kernelRegularizer,
-            self.kernelConstraint,
+            initializer=self.kernelInitializer,
+            regularizer=self.kernelRegularizer,
+            constraint=self.kernelConstraint,
         )
         self.bias = None
         if self.useBias:
             self.bias = self.add_weight(
                 "bias",
                 [self.units],
-                self.biasInitializer,
-                self.biasRegularizer,
-                self.biasConstraint,
+                initializer=self.biasInitializer,
+                regularizer=self.biasRegularizer,
+                constraint=self.biasConstraint,
             )
         self.inputSpec = [{"minNDim": 2, "axes": {-1: last}}]
         self.built = True
 
     def call(self, inputs: Any, training: bool = False) -> Any:
-        y = jnp.matmul(inputs, self.kernel.read())
+        y = jnp.matmul(inputs, self.kernel.raw())
         if self.bias is not None:
-            y = y + self.bias.read()
+            y = y + self.bias.raw()
         return activations.get(self.activation)(y)
 
     def get_config(self) -> dict[str, Any]:

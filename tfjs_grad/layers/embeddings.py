@@ -62,9 +62,9 @@ class Embedding(Layer):
         self.embeddings = self.add_weight(
             "embeddings",
             [self.inputDim, self.outputDim],
-            self.embeddingsInitializer,
-            self.embeddingsRegularizer,
-            self.embeddingsConstraint,
+            initializer=self.embeddingsInitializer,
+            regularizer=self.embeddingsRegularizer,
+            constraint=self.embeddingsConstraint,
         )
         self.built = True
 
@@ -76,7 +76,7 @@ class Embedding(Layer):
 
     def call(self, inputs: Any, training: bool = False) -> Any:
         ids = jnp.asarray(inputs).astype(jnp.int32)
-        return jnp.take(self.embeddings.read(), ids, axis=0)
+        return jnp.take(self.embeddings.raw(), ids, axis=0)
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -47,18 +47,26 @@ class _Normalization(Layer):
     def _make_gamma_beta(self, shape: list[int], constraints: tuple[Any, Any]) -> None:
         if self.scale:
             self.gamma = self.add_weight(
-                "gamma", shape, self.gammaInitializer, self.gammaRegularizer, constraints[0]
+                "gamma",
+                shape,
+                initializer=self.gammaInitializer,
+                regularizer=self.gammaRegularizer,
+                constraint=constraints[0],
             )
         if self.center:
             self.beta = self.add_weight(
-                "beta", shape, self.betaInitializer, self.betaRegularizer, constraints[1]
+                "beta",
+                shape,
+                initializer=self.betaInitializer,
+                regularizer=self.betaRegularizer,
+                constraint=constraints[1],
             )
 
     def _affine(self, normalized: Any, shape: tuple[int, ...]) -> Any:
         if self.gamma is not None:
-            normalized = normalized * self.gamma.read().reshape(shape)
+            normalized = normalized * self.gamma.raw().reshape(shape)
         if self.beta is not None:
-            normalized = normalized + self.beta.read().reshape(shape)
+            normalized = normalized + self.beta.raw().reshape(shape)
         return normalized
 
 
@@ -104,10 +112,10 @@ class BatchNormalization(_Normalization):
         self.inputSpec = [{"ndim": len(input_shape), "axes": {axis: dim}}]
         self._make_gamma_beta([dim], (self.gammaConstraint, self.betaConstraint))
         self.moving_mean = self.add_weight(
-            "moving_mean", [dim], self.movingMeanInitializer, trainable=False
+            "moving_mean", [dim], initializer=self.movingMeanInitializer, trainable=False
         )
         self.moving_variance = self.add_weight(
-            "moving_variance", [dim], self.movingVarianceInitializer, trainable=False
+            "moving_variance", [dim], initializer=self.movingVarianceInitializer, trainable=False
         )
         self.built = True
 
@@ -120,10 +128,10 @@ class BatchNormalization(_Normalization):
             variance = jnp.mean(jnp.square(inputs - mean.reshape(shape)), axis=reduce)
             decay = 1 - self.momentum
             for var, batch in ((self.moving_mean, mean), (self.moving_variance, variance)):
-                moving = var.read()
+                moving = var.raw()
                 var.assign(moving - (moving - lax.stop_gradient(batch)) * decay)
         else:
-            mean, variance = self.moving_mean.read(), self.moving_variance.read()
+            mean, variance = self.moving_mean.raw(), self.moving_variance.raw()
         normalized = (inputs - mean.reshape(shape)) * lax.rsqrt(
             variance.reshape(shape) + self.epsilon
         )

@@ -151,20 +151,24 @@ class _RNN(Layer):
         self.kernel = self.add_weight(
             "kernel",
             [features, width],
-            self.kernelInitializer,
-            self.kernelRegularizer,
-            self.kernelConstraint,
+            initializer=self.kernelInitializer,
+            regularizer=self.kernelRegularizer,
+            constraint=self.kernelConstraint,
         )
         self.recurrent_kernel = self.add_weight(
             "recurrent_kernel",
             [self.units, width],
-            self.recurrentInitializer,
-            self.recurrentRegularizer,
-            self.recurrentConstraint,
+            initializer=self.recurrentInitializer,
+            regularizer=self.recurrentRegularizer,
+            constraint=self.recurrentConstraint,
         )
         if self.useBias:
             self.bias = self.add_weight(
-                "bias", [width], self._bias_initializer(), self.biasRegularizer, self.biasConstraint
+                "bias",
+                [width],
+                initializer=self._bias_initializer(),
+                regularizer=self.biasRegularizer,
+                constraint=self.biasConstraint,
             )
         self.built = True
 
@@ -217,9 +221,9 @@ class _RNN(Layer):
         batch = x.shape[0]
         step_masks = None if mask is None else self._step_masks(mask, x)
         weights = {
-            "kernel": self.kernel.read(),
-            "recurrent": self.recurrent_kernel.read(),
-            "bias": self.bias.read() if self.bias is not None else None,
+            "kernel": self.kernel.raw(),
+            "recurrent": self.recurrent_kernel.raw(),
+            "bias": self.bias.raw() if self.bias is not None else None,
         }
         in_mask = self._mask(self.dropout, (batch, x.shape[-1]), training)
         rec_mask = self._mask(self.recurrentDropout, (batch, self.units), training)

@@ -108,7 +108,7 @@ class TimeDistributed(_Wrapper):
             )
         batch, steps = inputs.shape[0], inputs.shape[1]
         flat = inputs.reshape(batch * steps, *inputs.shape[2:])
-        out = self.layer.call(flat, training=training)
+        out = self.layer.run_call(flat, training)
         return out.reshape(batch, steps, *out.shape[1:])
 
     def get_config(self) -> dict[str, Any]:
@@ -169,8 +169,8 @@ class Bidirectional(_Wrapper):
         return outs if self.mergeMode is None else out
 
     def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
-        y = self.forwardLayer.call(inputs, training=training, mask=mask)  # type: ignore[call-arg]
-        y_rev = self.backwardLayer.call(inputs, training=training, mask=mask)  # type: ignore[call-arg]
+        y = self.forwardLayer.run_call(inputs, training, mask)
+        y_rev = self.backwardLayer.run_call(inputs, training, mask)
         states: list[Any] = []
         if self.returnState:
             states = [*y[1:], *y_rev[1:]]

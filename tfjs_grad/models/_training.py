@@ -571,7 +571,7 @@ class Trainable:
 
             weights_list = list(self.trainableWeights)  # type: ignore[attr-defined]
             cost = compiled.optimizer.minimize(total_loss, True, weights_list)
-            values = [jnp.asarray(cost, jnp.float32), *(slot.read() for slot in compiled.slots)]
+            values = [jnp.asarray(cost, jnp.float32), *(slot.raw() for slot in compiled.slots)]
             n = jnp.float32(size)
             return values, [t + v * n for t, v in zip(totals, values)]
 

@@ -137,7 +137,7 @@ class Optimizer:
     @property
     def iterations(self) -> Any:
         """Applied steps so far (an array while traced inside `tf.jit`)."""
-        value = self._iterations.read()
+        value = self._iterations.raw()
         return value if isinstance(value, Tracer) else int(value)
 
     def minimize(
@@ -277,7 +277,7 @@ class Optimizer:
         self._check_alive()
         if callable(self._learningRate):
             return self._learningRate  # a schedule: optax evaluates it at every step
-        value = self._rate_variable("learningRate").read()
+        value = self._rate_variable("learningRate").raw()
         if isinstance(value, Tracer):
             return value
         given = self._learningRate
@@ -414,10 +414,10 @@ class Optimizer:
     def _step(self, tracked: list[Variable], grads: dict[str, Any]) -> None:
         layout = self._layout
         has_grad = tuple(n in grads for n in layout.names)
-        params = [v.read() for v in tracked]
+        params = [v.raw() for v in tracked]
         supplied = [grads[n] for n in layout.names if n in grads]
-        state = [v.read() for v in layout.leaves]
-        count = self._iterations.read()
+        state = [v.raw() for v in layout.leaves]
+        count = self._iterations.raw()
         traced = _store.current() is not None or any(
             isinstance(x, Tracer) for x in (*params, *supplied, *state)
         )
@@ -474,7 +474,7 @@ class Optimizer:
         """
         self._check_alive()
         self._tracked()
-        weights = [NamedTensor("iter", jnp.array(self._iterations.read(), jnp.int32))]
+        weights = [NamedTensor("iter", jnp.array(self._iterations.raw(), jnp.int32))]
         weights += [NamedTensor(n, v.value) for n, v in self._weight_variables().items()]
         return weights
 

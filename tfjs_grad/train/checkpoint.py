@@ -110,7 +110,7 @@ def save_checkpoint(
                 f"save_checkpoint: Variable '{var.name}' has no elements (shape "
                 f"{var.shape}); orbax cannot store empty arrays"
             )
-        arrays[key] = var.read()
+        arrays[key] = var.raw()
         entries[key] = Entry(key, name, var.shape, np.dtype(var.dtype))
         return key
 

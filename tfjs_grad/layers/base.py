@@ -230,6 +230,27 @@ def _probe_shape(shape: Sequence[int | None], probe: int) -> tuple[int, ...]:
     return tuple(probe if d is None else int(d) for d in shape)
 
 
+_LAYER_DTYPES = ("float32", "int32", "bool")
+
+
+def _layer_dtype(layer: str, key: str, dtype: Any) -> str | None:
+    """A layer's `dtype` must be one tfjs layers have: float32 (what they compute in), or
+    int32/bool for what an input layer receives; anything else is refused, not ignored."""
+    if dtype is None:
+        return None
+    try:
+        name = dtype if isinstance(dtype, str) else np.dtype(dtype).name
+    except TypeError:
+        name = repr(dtype)
+    if name not in _LAYER_DTYPES:
+        raise ValueError(
+            f"Layer '{layer}': {key} '{name}' is not supported: tfjs layers compute in float32 "
+            f"and accept one of {list(_LAYER_DTYPES)} (cast the data, or use plain JAX for "
+            "other precisions)"
+        )
+    return name
+
+
 def output_dtype(dtype: Any) -> str:
     return dtype_name(dtype) if np.dtype(dtype).name in ("float32", "int32", "bool") else "float32"
 
@@ -294,6 +315,8 @@ class Layer:
         self._trainable = True if args["trainable"] is None else bool(args["trainable"])
         self.batchInputShape: list[int | None] | None = None
         self.dtype: str | None = None
+        for key in ("dtype", "inputDType"):
+            args[key] = _layer_dtype(self.name, key, args[key])
         if args["batchInputShape"] is not None or args["inputShape"] is not None:
             if args["batchInputShape"] is not None:
                 shape = list(args["batchInputShape"])

@@ -368,3 +368,80 @@ def test_logs_and_history_read_as_fields_as_in_tfjs():
     with pytest.raises(AttributeError, match="'val_loss'"):
         _ = seen[0].val_loss
     assert seen[0] == {"loss": seen[0]["loss"], "acc": seen[0]["acc"]}
+
+
+def test_an_epoch_in_one_dispatch_logs_as_batch_by_batch():
+    """Without batch hooks an epoch's 3 batches run in one call; with an onBatchEnd hook,
+    one call per batch: the histories and weights agree."""
+    x = np.random.default_rng(6).normal(size=(70, 3)).astype(np.float32)
+    y = np.cos(x).sum(axis=1, keepdims=True)
+    config = {"epochs": 3, "batchSize": 32, "shuffle": False, "verbose": 0}
+    whole, hooked = _mlp(7), _mlp(7)
+    whole.fit(x, y, {**config, "epochs": 1})
+    step, calls = whole._compiled.train_step, []
+
+    def counted(*args: Any) -> Any:
+        calls.append(args[6])  # the batch count of the dispatch
+        return step(*args)
+
+    whole._compiled.train_step = counted
+    h_whole = whole.fit(x, y, config)
+    assert calls == [3, 3, 3]
+    hooked.fit(x, y, {**config, "epochs": 1})
+    seen: list[int] = []
+    hooks = {"onBatchEnd": lambda batch, logs: seen.append(logs["size"])}
+    h_hooked = hooked.fit(x, y, {**config, "callbacks": hooks})
+    assert seen == [32, 32, 6] * 3
+    for key in ("loss", "mae"):
+        np.testing.assert_allclose(h_whole.history[key], h_hooked.history[key], rtol=1e-5)
+    for ours, ref in zip(whole.getWeights(), hooked.getWeights()):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=1e-5, atol=1e-6)
+
+
+def test_stop_training_before_an_epoch_steps_once():
+    """tfjs checks `stopTraining` after each batch: set in onEpochBegin, one batch runs."""
+    x = np.random.default_rng(8).normal(size=(70, 3)).astype(np.float32)
+    y = x.sum(axis=1, keepdims=True)
+    fitted, stepped = _mlp(9), _mlp(9)
+    stop = {"onEpochBegin": lambda epoch, logs: setattr(fitted, "stopTraining", True)}
+    history = fitted.fit(x, y, {"epochs": 4, "batchSize": 32, "verbose": 0, "shuffle": False,
+                                "callbacks": stop})  # fmt: skip
+    loss, mae = stepped.trainOnBatch(x[:32], y[:32])
+    assert history.epoch == [0]
+    np.testing.assert_allclose([history.history["loss"][0], history.history["mae"][0]],
+                               [loss, mae], rtol=1e-5)  # fmt: skip
+    for ours, ref in zip(fitted.getWeights(), stepped.getWeights()):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=1e-5, atol=1e-6)
+
+
+def test_fit_matches_a_jax_sgd_loop_over_the_same_batches():
+    """A JAX user's loop: jax.grad of the mean squared error on each batch (the last one
+    of 6 rows), plain SGD; `fit` in one dispatch per epoch gives its losses and weights."""
+    import jax.numpy as jnp
+
+    x = np.random.default_rng(10).normal(size=(70, 3)).astype(np.float32)
+    y = np.tanh(x).sum(axis=1, keepdims=True)
+    model = _mlp(11)
+    model.compile({"optimizer": tf.train.sgd(0.05), "loss": "meanSquaredError"})
+    params = [w.value for w in model.trainableWeights]  # kernel, bias, kernel, bias
+
+    def loss_fn(p, xb, yb):
+        h = jax.nn.relu(xb @ p[0] + p[1])
+        return jnp.mean((h @ p[2] + p[3] - yb) ** 2)
+
+    @jax.jit
+    def step(p, xb, yb):
+        loss, grads = jax.value_and_grad(loss_fn)(p, xb, yb)
+        return [w - 0.05 * g for w, g in zip(p, grads)], loss
+
+    expected = []
+    for _ in range(2):
+        total = np.float32(0)
+        for start in (0, 32, 64):
+            params, loss = step(params, x[start : start + 32], y[start : start + 32])
+            total += np.float32(loss) * np.float32(min(32, 70 - start))
+        expected.append(total / 70)
+    history = model.fit(x, y, epochs=2, batchSize=32, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], expected, rtol=1e-5)
+    for ours, ref in zip(model.getWeights(), params):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=1e-5, atol=1e-6)

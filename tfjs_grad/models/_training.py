@@ -14,10 +14,17 @@
 - validation runs after the epoch's last step, in inference mode, batched like the fit;
 - 'accuracy' is logged as `acc`, validation keys come first (`val_loss`, ...).
 
-Each training batch runs as one compiled program (`tf.jit`'s machinery, one trace per
-batch size, the short last batch included): the slice of the data, the forward pass, the
-loss and metrics, the gradients, the update and the running epoch sums. The epoch's values
-reach Python once per epoch, or once per batch when a callback asks for batch logs.
+Training runs in one compiled program (`tf.jit`'s machinery; `repeat_steps` loops over
+batches inside it): per batch, the slice of the data, the forward pass, the loss and
+metrics, the gradients, the update and the running epoch sums. Every batch reads a window
+of `batchSize` rows; the short last batch reads the window that ends at the last sample
+and masks out the rows before its own, so it compiles nothing new. Models whose layers mix
+a batch's rows or draw per-row noise (BatchNormalization, the dropout and noise layers,
+layers from outside the library) or whose losses/metrics are not per-sample (precision,
+user functions) keep an exact window for the short batch (a second trace), as padding
+would change what they compute. Without a callback that hooks single batches, one call
+runs all of an epoch's batches (a twentieth of them when a progress bar shows), and the
+epoch's values reach Python once per epoch; a batch hook gets one call per batch.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ user functions) keep an exact window for the short batch (a second trace), as pa
 would change what they compute. Without a callback that hooks single batches, one call
 runs all of an epoch's batches (a twentieth of them when a progress bar shows), and the
 epoch's values reach Python once per epoch; a batch hook gets one call per batch.
+`evaluate` (and validation) runs all its batches in one call the same way.
 """
 
 from __future__ import annotations
@@ -613,18 +614,24 @@ class Trainable:
         if compiled.test_step is not None:
             return compiled.test_step
 
-        def test_step(xs, ys, start, totals, window):
-            xs, ys, totals, start = unwrap_tree((xs, ys, totals, start))  # tf.jit: Tensors
-            first, mask = _batch_window(start, window, xs[0].shape[0])
-            take = lambda a: jax.lax.dynamic_slice_in_dim(a, first, window)  # noqa: E731
-            outputs = self._forward([take(a) for a in xs], training=False)
-            loss, values = self._losses_and_metrics(
-                compiled, [take(a) for a in ys], outputs, None, mask
-            )
-            n = jnp.sum(mask).astype(jnp.float32)
-            return [t + v.astype(jnp.float32) * n for t, v in zip(totals, [loss, *values])]
+        # `count` batches from row `start` on, `stride` rows apart, in one program
+        def test_step(xs, ys, start, count, stride, totals, window):
+            xs, ys, totals = unwrap_tree((xs, ys, totals))  # tf.jit: Tensors
+            start, count, stride = unwrap(start), unwrap(count), unwrap(stride)
 
-        compiled.test_step = jit(test_step, static_argnums=4)
+            def one_batch(i, totals):
+                first, mask = _batch_window(start + i * stride, window, xs[0].shape[0])
+                take = lambda a: jax.lax.dynamic_slice_in_dim(a, first, window)  # noqa: E731
+                outputs = self._forward([take(a) for a in xs], training=False)
+                loss, values = self._losses_and_metrics(
+                    compiled, [take(a) for a in ys], outputs, None, mask
+                )
+                n = jnp.sum(mask).astype(jnp.float32)
+                return [t + v.astype(jnp.float32) * n for t, v in zip(totals, [loss, *values])]
+
+            return repeat_steps(count, one_batch, list(totals))
+
+        compiled.test_step = jit(test_step, static_argnums=6)
         return compiled.test_step
 
     def _test_loop(self, xs: list[Any], ys: list[Any], batch_size: int) -> list[Any]:
@@ -633,8 +640,8 @@ class Trainable:
         n = xs[0].shape[0]
         totals = _zeros(len(compiled.labels))
         windows = self._batch_windows(compiled, n, batch_size)
-        for (start, _), window in zip(_make_batches(n, batch_size), windows):
-            totals = step(xs, ys, start, totals, window)
+        for first, count, window in _chunks(windows, len(windows)):
+            totals = step(xs, ys, first * batch_size, count, batch_size, totals, window)
         return [wrap(jnp.float32(unwrap(t)) / jnp.float32(n)) for t in totals]
 
     # -- fit ----------------------------------------------------------------------------

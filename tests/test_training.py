@@ -12,7 +12,9 @@ import asyncio
 import json
 import re
 from pathlib import Path
+from typing import Any
 
+import jax
 import numpy as np
 import pytest
 
@@ -124,19 +126,96 @@ def test_fit_evaluate_train_on_batch_match_tfjs(case_id):
         _close(ours, ref, "weights after trainOnBatch")
 
 
-def test_one_trace_per_batch_size_remainder_included():
+def test_one_trace_for_every_batch_the_short_last_one_included():
     case = FITS["bce_acc_split"]  # 9 training samples in batches 4, 4, 1
     model = _model(case)
     _compile(model, case)
     _fit(model, case, [])
     step = model._compiled.train_step
-    # one trace per batch size: the first also finds the Variables the step uses (tf.jit's
-    # layout, staged by the wider program without tracing again), and an epoch's fresh
-    # totals have the signature of the sums the steps return
-    assert step.trace_count == 2  # batch sizes 4 and 1, over 3 epochs
+    # the short batch runs in the full batch's program, padded and masked; the first trace
+    # also finds the Variables the step uses (tf.jit's layout, staged by the wider program
+    # without tracing again), and an epoch's fresh totals have the signature of the sums
+    assert step.trace_count == 1
     model.fit(np.asarray(case["x"], np.float32), np.asarray(case["y"], np.float32),
               epochs=2, batchSize=4, shuffle=False, validationSplit=0.25, verbose=0)  # fmt: skip
-    assert step.trace_count == 2
+    assert step.trace_count == 1
+
+
+def _compiles_of_fit(model: Any, x: Any, y: Any, **config: Any) -> int:
+    """XLA compiles of `_pure` programs (tf.jit's) while `model.fit` runs."""
+    import logging
+
+    class Count(logging.Handler):
+        compiles = 0
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if "Compiling jit(_pure)" in record.getMessage():
+                Count.compiles += 1
+
+    handler, logger = Count(), logging.getLogger("jax")
+    logger.addHandler(handler)
+    try:
+        with jax.log_compiles(True):
+            model.fit(x, y, config)
+    finally:
+        logger.removeHandler(handler)
+    return Count.compiles
+
+
+def _mlp(seed: int, normalized: bool = False) -> Any:
+    layers = [tf.layers.dense({"units": 8, "inputShape": [3], "activation": "relu"})]
+    if normalized:
+        layers.append(tf.layers.batchNormalization())
+    model = tf.sequential({"layers": [*layers, tf.layers.dense({"units": 1})]})
+    rng = np.random.default_rng(seed)
+    model.setWeights([rng.normal(size=w.shape).astype(np.float32) for w in model.getWeights()])
+    model.compile({"optimizer": tf.train.adam(0.01), "loss": "meanSquaredError",
+                   "metrics": ["mae"]})  # fmt: skip
+    return model
+
+
+def test_70_samples_at_batch_32_compile_one_training_program():
+    x = np.random.default_rng(0).normal(size=(70, 3)).astype(np.float32)
+    y = x.sum(axis=1, keepdims=True)
+    config = {"epochs": 2, "batchSize": 32, "verbose": 0}
+    # the same model on 64 samples (two full batches) compiles as many programs: the
+    # short batch of 6 adds none (a first compile finds the optimizer's slots, then one)
+    assert _compiles_of_fit(_mlp(1), x, y, **config) == _compiles_of_fit(
+        _mlp(1), x[:64], y[:64], **config
+    )
+
+
+def test_the_short_batch_trains_as_the_batch_alone():
+    """Padded and masked, the last batch of 6 steps and logs as a batch of 6: the history
+    and weights of `fit` are those of trainOnBatch on the same slices (a JAX-free check)."""
+    x = np.random.default_rng(2).normal(size=(70, 3)).astype(np.float32)
+    y = np.sin(x).sum(axis=1, keepdims=True)
+    fitted, stepped = _mlp(3), _mlp(3)
+    history = fitted.fit(x, y, {"epochs": 1, "batchSize": 32, "shuffle": False, "verbose": 0})
+    logs = [stepped.trainOnBatch(x[i : i + 32], y[i : i + 32]) for i in (0, 32, 64)]
+    sizes = np.float32([32, 32, 6])
+    for key, column in (("loss", 0), ("mae", 1)):
+        total = sum(np.float32(log[column]) * n for log, n in zip(logs, sizes))
+        np.testing.assert_allclose(history.history[key][0], total / 70, rtol=1e-5)
+    for ours, ref in zip(fitted.getWeights(), stepped.getWeights()):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=1e-5, atol=1e-6)
+    assert float(fitted.evaluate(x, y, {"batchSize": 32})[0]) == pytest.approx(
+        float(stepped.evaluate(x, y, {"batchSize": 70})[0]), rel=1e-5
+    )
+
+
+def test_batch_normalization_keeps_a_program_for_the_short_batch():
+    """BatchNormalization's batch statistics would see the padding: its models compile the
+    short batch apart, so the moving statistics are those of the 6 real rows."""
+    x = np.random.default_rng(4).normal(size=(38, 3)).astype(np.float32)
+    y = x.sum(axis=1, keepdims=True)
+    fitted, stepped = _mlp(5, normalized=True), _mlp(5, normalized=True)
+    fitted.fit(x, y, {"epochs": 1, "batchSize": 32, "shuffle": False, "verbose": 0})
+    stepped.trainOnBatch(x[:32], y[:32])
+    stepped.trainOnBatch(x[32:], y[32:])
+    assert fitted._compiled.train_step.trace_count == 2
+    for ours, ref in zip(fitted.getWeights(), stepped.getWeights()):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=1e-5, atol=1e-6)
 
 
 def test_shuffle_visits_every_sample_once_per_epoch():
@@ -289,3 +368,80 @@ def test_logs_and_history_read_as_fields_as_in_tfjs():
     with pytest.raises(AttributeError, match="'val_loss'"):
         _ = seen[0].val_loss
     assert seen[0] == {"loss": seen[0]["loss"], "acc": seen[0]["acc"]}
+
+
+def test_an_epoch_in_one_dispatch_logs_as_batch_by_batch():
+    """Without batch hooks an epoch's 3 batches run in one call; with an onBatchEnd hook,
+    one call per batch: the histories and weights agree."""
+    x = np.random.default_rng(6).normal(size=(70, 3)).astype(np.float32)
+    y = np.cos(x).sum(axis=1, keepdims=True)
+    config = {"epochs": 3, "batchSize": 32, "shuffle": False, "verbose": 0}
+    whole, hooked = _mlp(7), _mlp(7)
+    whole.fit(x, y, {**config, "epochs": 1})
+    step, calls = whole._compiled.train_step, []
+
+    def counted(*args: Any) -> Any:
+        calls.append(args[6])  # the batch count of the dispatch
+        return step(*args)
+
+    whole._compiled.train_step = counted
+    h_whole = whole.fit(x, y, config)
+    assert calls == [3, 3, 3]
+    hooked.fit(x, y, {**config, "epochs": 1})
+    seen: list[int] = []
+    hooks = {"onBatchEnd": lambda batch, logs: seen.append(logs["size"])}
+    h_hooked = hooked.fit(x, y, {**config, "callbacks": hooks})
+    assert seen == [32, 32, 6] * 3
+    for key in ("loss", "mae"):
+        np.testing.assert_allclose(h_whole.history[key], h_hooked.history[key], rtol=1e-5)
+    for ours, ref in zip(whole.getWeights(), hooked.getWeights()):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=1e-5, atol=1e-6)
+
+
+def test_stop_training_before_an_epoch_steps_once():
+    """tfjs checks `stopTraining` after each batch: set in onEpochBegin, one batch runs."""
+    x = np.random.default_rng(8).normal(size=(70, 3)).astype(np.float32)
+    y = x.sum(axis=1, keepdims=True)
+    fitted, stepped = _mlp(9), _mlp(9)
+    stop = {"onEpochBegin": lambda epoch, logs: setattr(fitted, "stopTraining", True)}
+    history = fitted.fit(x, y, {"epochs": 4, "batchSize": 32, "verbose": 0, "shuffle": False,
+                                "callbacks": stop})  # fmt: skip
+    loss, mae = stepped.trainOnBatch(x[:32], y[:32])
+    assert history.epoch == [0]
+    np.testing.assert_allclose([history.history["loss"][0], history.history["mae"][0]],
+                               [loss, mae], rtol=1e-5)  # fmt: skip
+    for ours, ref in zip(fitted.getWeights(), stepped.getWeights()):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=1e-5, atol=1e-6)
+
+
+def test_fit_matches_a_jax_sgd_loop_over_the_same_batches():
+    """A JAX user's loop: jax.grad of the mean squared error on each batch (the last one
+    of 6 rows), plain SGD; `fit` in one dispatch per epoch gives its losses and weights."""
+    import jax.numpy as jnp
+
+    x = np.random.default_rng(10).normal(size=(70, 3)).astype(np.float32)
+    y = np.tanh(x).sum(axis=1, keepdims=True)
+    model = _mlp(11)
+    model.compile({"optimizer": tf.train.sgd(0.05), "loss": "meanSquaredError"})
+    params = [w.value for w in model.trainableWeights]  # kernel, bias, kernel, bias
+
+    def loss_fn(p, xb, yb):
+        h = jax.nn.relu(xb @ p[0] + p[1])
+        return jnp.mean((h @ p[2] + p[3] - yb) ** 2)
+
+    @jax.jit
+    def step(p, xb, yb):
+        loss, grads = jax.value_and_grad(loss_fn)(p, xb, yb)
+        return [w - 0.05 * g for w, g in zip(p, grads)], loss
+
+    expected = []
+    for _ in range(2):
+        total = np.float32(0)
+        for start in (0, 32, 64):
+            params, loss = step(params, x[start : start + 32], y[start : start + 32])
+            total += np.float32(loss) * np.float32(min(32, 70 - start))
+        expected.append(total / 70)
+    history = model.fit(x, y, epochs=2, batchSize=32, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], expected, rtol=1e-5)
+    for ours, ref in zip(model.getWeights(), params):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=1e-5, atol=1e-6)

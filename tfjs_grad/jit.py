@@ -657,6 +657,50 @@ class JittedLoop(Jitted):
         return outs
 
 
+def repeat_steps(count: Any, step: Callable[[Any, Any], Any], carry: Any) -> Any:
+    """Inside a `tf.jit` function: `carry = step(i, carry)` for `i` in `range(count)` as
+    one `lax.fori_loop` (`count` may be traced), the Variables `step` assigns threaded
+    through the loop. A first step that creates state (optimizer slots) runs once before
+    the loop, which then starts at 1. `carry` is a pytree of arrays `step` returns alike.
+
+    >>> import tfjs_grad as tf, jax.numpy as jnp
+    >>> w = tf.variable(tf.scalar(1.0), name="doc_repeat_w")
+    >>> @tf.jit
+    ... def grow(n):
+    ...     def step(i, total):
+    ...         w.assign(w * 2)
+    ...         return total + w.value
+    ...     return repeat_steps(n, step, jnp.float32(0))
+    >>> float(grow(3)), float(w)
+    (14.0, 8.0)
+    >>> w.dispose()
+    """
+    zero = jnp.int32(0)
+    scratch = _store.trace(lambda: jax.tree.leaves(step(zero, carry)), [], ()).effects
+    first = 0
+    if scratch.created:
+        scratch.discard()
+        carry, first = step(zero, carry), 1
+        scratch = _store.trace(lambda: jax.tree.leaves(step(zero, carry)), [], ()).effects
+    carried = [v for uid in scratch.writes if (v := variable_by_uid(uid)) is not None]
+    uids = [v.id for v in carried]
+
+    def body(i: Any, state: tuple[list[Any], Any]) -> tuple[list[Any], Any]:
+        values, inner_carry = state
+        inner = _store.run(lambda: step(i, inner_carry), dict(zip(uids, values)))
+        if inner.created:
+            names = ", ".join(v.name for v in inner.created.values())
+            raise ValueError(f"repeat_steps: the step created Variables ({names}) in the loop")
+        new = [inner.writes.get(uid, v).astype(jnp.result_type(v)) for uid, v in zip(uids, values)]
+        return new, inner.output
+
+    initial = ([var.raw() for var in carried], carry)
+    values, carry = jax.lax.fori_loop(first, jnp.maximum(count, first), body, initial)
+    for var, value in zip(carried, values):
+        write(var, value)
+    return carry
+
+
 def jit_loop(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any:
     """Compile K calls of a stateful step into one program (`lax.scan` underneath).
 

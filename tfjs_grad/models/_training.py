@@ -23,10 +23,19 @@ function returns the running sum of the output losses where each output's loss b
 (`evaluate` of two outputs gives `[L1, L1+L2, L1, L2, ...metrics]`, so its `val_loss` is
 the first output's loss alone); here `evaluate` and the `val_` logs follow `metricsNames`.
 
-Each training batch runs as one compiled program (`tf.jit`'s machinery, one trace per
-batch size, the short last batch included): the slice of the data, the forward pass, the
-loss and metrics, the gradients, the update and the running epoch sums. The epoch's values
-reach Python once per epoch, or once per batch when a callback asks for batch logs.
+
+Training runs in one compiled program (`tf.jit`'s machinery; `repeat_steps` loops over
+batches inside it): per batch, the slice of the data, the forward pass, the loss and
+metrics, the gradients, the update and the running epoch sums. Every batch reads a window
+of `batchSize` rows; the short last batch reads the window that ends at the last sample
+and masks out the rows before its own, so it compiles nothing new. Models whose layers mix
+a batch's rows or draw per-row noise (BatchNormalization, the dropout and noise layers,
+layers from outside the library) or whose losses/metrics are not per-sample (precision,
+user functions) keep an exact window for the short batch (a second trace), as padding
+would change what they compute. Without a callback that hooks single batches, one call
+runs all of an epoch's batches (a twentieth of them when a progress bar shows), and the
+epoch's values reach Python once per epoch; a batch hook gets one call per batch.
+`evaluate` (and validation) runs all its batches in one call the same way.
 """
 
 from __future__ import annotations
@@ -44,7 +53,7 @@ from .. import callbacks as _callbacks
 from .. import metrics as _metrics
 from .._tensor import unwrap, unwrap_tree, wrap
 from .._tensors import convert
-from ..jit import jit
+from ..jit import jit, repeat_steps
 from ..train import Optimizer, adadelta, adagrad, adam, adamax, rmsprop, sgd
 from ..variables import Variable, hidden_variable
 from ._fit_dataset import evaluate_dataset, fit_dataset
@@ -213,6 +222,62 @@ def _zeros(count: int) -> list[Any]:
 
 def _make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:
     return [(start, min(size, start + batch_size)) for start in range(0, size, batch_size)]
+
+
+def _batch_window(start: Any, window: int, length: int) -> tuple[Any, Any]:
+    """The `window` rows a step reads from `start` in an array of `length` rows, and which
+    of them are the batch's: a short last batch reads the window that ends at the last
+    row (`dynamic_slice` clamps its start there), whose leading rows belong to the batch
+    before and are masked out. One window size serves every batch: one compiled step."""
+    first = jnp.clip(start, 0, length - window)
+    return first, first + jnp.arange(window) >= start
+
+
+def _batch_mean(values: Any, mask: Any) -> Any:
+    """The mean of per-sample `values` over the rows `mask` keeps (all rows: no mask)."""
+    values = jnp.asarray(values)
+    if mask is None or values.ndim == 0:
+        return jnp.mean(values)
+    rows = values if values.ndim == 1 else jnp.mean(values.reshape(values.shape[0], -1), axis=1)
+    kept = jnp.where(mask, rows, jnp.zeros((), rows.dtype))
+    return jnp.sum(kept) / jnp.sum(mask).astype(rows.dtype)
+
+
+def _per_sample(fn: Any) -> bool:
+    """Whether a loss or metric is one of tfjs's per-sample functions (masking can drop
+    a padded row from its mean); 'precision' and user functions may reduce the batch."""
+    if fn in ("acc", "ce"):
+        return True
+    known = (*_metrics.LOSSES.values(), *_metrics.METRICS.values())
+    known += (_metrics.sparse_categorical_accuracy,)
+    return fn is not _metrics.precision and any(fn is k for k in known)
+
+
+def _mixes_rows(layer: Any) -> bool:
+    """Whether a layer's training pass couples a batch's rows (batch statistics) or draws
+    random numbers per row: padding its batch would change what the real rows see. Layers
+    from outside the library count as mixing (nothing is known of them)."""
+    from ..layers.core import Dropout
+    from ..layers.noise import AlphaDropout, GaussianDropout, GaussianNoise
+    from ..layers.normalization import BatchNormalization
+
+    mixing = (BatchNormalization, Dropout, GaussianNoise, GaussianDropout, AlphaDropout)
+    if isinstance(layer, mixing) or not type(layer).__module__.startswith("tfjs_grad."):
+        return True
+    inner = [*(getattr(layer, "layers", None) or []), getattr(layer, "layer", None)]
+    return any(_mixes_rows(sub) for sub in inner if sub is not None)
+
+
+def _chunks(windows: list[int], most: int) -> list[tuple[int, int, int]]:
+    """(first batch, batch count, window) of each dispatch: runs of batches with the same
+    window, at most `most` batches each."""
+    out: list[tuple[int, int, int]] = []
+    for index, window in enumerate(windows):
+        if out and out[-1][2] == window and out[-1][1] < most:
+            out[-1] = (out[-1][0], out[-1][1] + 1, window)
+        else:
+            out.append((index, 1, window))
+    return out
 
 
 def _check_batch_size(batch_size: Any) -> int:
@@ -509,7 +574,12 @@ class Trainable:
         )
 
     def _losses_and_metrics(
-        self, compiled: _Compiled, ys: list[Any], outputs: list[Any], weights: Any
+        self,
+        compiled: _Compiled,
+        ys: list[Any],
+        outputs: list[Any],
+        weights: Any,
+        mask: Any = None,
     ) -> tuple[Any, list[Any]]:
         """The batch's total loss (tfjs: the per-sample losses summed over the outputs, then
         averaged; each scaled by its `lossWeights` entry), then the logged values after it:
@@ -522,14 +592,14 @@ class Trainable:
             per_sample = loss_fn(target, output)
             if weights is not None:  # class weights: a vector, or a column per output
                 per_sample = per_sample * (weights if weights.ndim == 1 else weights[:, i])
-            output_losses.append(jnp.mean(per_sample))
+            output_losses.append(_batch_mean(per_sample, mask))
             scaled = per_sample if scale == 1.0 else per_sample * scale
             total = scaled if total is None else total + scaled
         values = output_losses if len(outputs) > 1 else []
         for _, entry, index in compiled.metrics:
             fn = self._metric_fn(entry, compiled.losses[index], outputs[index])
-            values.append(jnp.mean(fn(ys[index], outputs[index])))
-        return jnp.mean(total), values
+            values.append(_batch_mean(fn(ys[index], outputs[index]), mask))
+        return _batch_mean(total, mask), values
 
     def _penalties(self) -> list[Any]:
         """The regularizers' penalties (tfjs's `calculateLosses`), added to the training loss."""
@@ -539,6 +609,23 @@ class Trainable:
                 return list(fn())
         return []
 
+    def _pads_batches(self, compiled: _Compiled) -> bool:
+        """Whether a short batch may run in the full batch's program, padded and masked:
+        only tfjs's per-sample losses and metrics, and no layer that mixes rows."""
+        layers = getattr(self, "layers", None)
+        if layers is None:
+            return False
+        functions = [*compiled.losses, *(entry for _, entry, _ in compiled.metrics)]
+        return all(map(_per_sample, functions)) and not any(map(_mixes_rows, layers))
+
+    def _batch_windows(self, compiled: _Compiled, n: int, batch_size: int) -> list[int]:
+        """Each batch's window (the rows its step reads): the full batch size for all of
+        them when the model pads batches, else each batch's own size."""
+        batches = _make_batches(n, batch_size)
+        if self._pads_batches(compiled):
+            return [min(batch_size, n)] * len(batches)
+        return [end - start for start, end in batches]
+
     def _train_program(self, compiled: _Compiled) -> Any:
         if compiled.train_step is not None:
             return compiled.train_step
@@ -546,34 +633,45 @@ class Trainable:
         labels = len(compiled.labels)
 
         # Flat arguments (ints, then arrays): tf.jit's and jax.jit's fastest call path.
+        # `count` batches from row `start` on, `stride` rows apart, in one program;
         # arrays = (*epoch totals, *xs, *ys, [sample weights], [sample order])
-        def train_step(size, n_x, n_y, weighted, ordered, start, *arrays):
-            start, arrays = unwrap(start), tuple(unwrap(a) for a in arrays)  # tf.jit: Tensors
+        def train_step(window, n_x, n_y, weighted, ordered, start, count, stride, *arrays):
+            start, count, stride = unwrap(start), unwrap(count), unwrap(stride)  # tf.jit
+            arrays = tuple(unwrap(a) for a in arrays)
             totals, rest = arrays[:labels], arrays[labels:]
             xs, ys, rest = rest[:n_x], rest[n_x : n_x + n_y], rest[n_x + n_y :]
             weights = rest[0] if weighted else None
-            if ordered:
-                ids = jax.lax.dynamic_slice_in_dim(rest[-1], start, size)
-                take = lambda a: jnp.take(a, ids, axis=0)  # noqa: E731
-            else:
-                take = lambda a: jax.lax.dynamic_slice_in_dim(a, start, size)  # noqa: E731
-            bx, by = [take(a) for a in xs], [take(a) for a in ys]
-            bw = None if weights is None else take(weights)
 
-            def total_loss():
-                outputs = self._forward(bx, training=True)
-                loss, values = self._losses_and_metrics(compiled, by, outputs, bw)
-                for slot, value in zip(compiled.slots, values):
-                    slot.assign(value.astype(jnp.float32))
-                for penalty in self._penalties():
-                    loss = loss + penalty
-                return loss
+            def one_batch(i, state):
+                _, totals = state
+                begin = start + i * stride
+                first, mask = _batch_window(begin, window, xs[0].shape[0])
+                if ordered:
+                    ids = jax.lax.dynamic_slice_in_dim(rest[-1], first, window)
+                    take = lambda a: jnp.take(a, ids, axis=0)  # noqa: E731
+                else:
+                    take = lambda a: jax.lax.dynamic_slice_in_dim(a, first, window)  # noqa: E731
+                bx, by = [take(a) for a in xs], [take(a) for a in ys]
+                bw = None if weights is None else take(weights)
 
-            weights_list = list(self.trainableWeights)  # type: ignore[attr-defined]
-            cost = compiled.optimizer.minimize(total_loss, True, weights_list)
-            values = [jnp.asarray(cost, jnp.float32), *(slot.raw() for slot in compiled.slots)]
-            n = jnp.float32(size)
-            return values, [t + v * n for t, v in zip(totals, values)]
+                def total_loss():
+                    outputs = self._forward(bx, training=True)
+                    loss, values = self._losses_and_metrics(compiled, by, outputs, bw, mask)
+                    for slot, value in zip(compiled.slots, values):
+                        slot.assign(value.astype(jnp.float32))
+                    for penalty in self._penalties():
+                        loss = loss + penalty
+                    return loss
+
+                weights_list = list(self.trainableWeights)  # type: ignore[attr-defined]
+                cost = unwrap(compiled.optimizer.minimize(total_loss, True, weights_list))
+                values = [jnp.asarray(cost, jnp.float32)]
+                values += [slot.raw().astype(jnp.float32) for slot in compiled.slots]
+                n = jnp.sum(mask).astype(jnp.float32)
+                return values, [t + v * n for t, v in zip(totals, values)]
+
+            initial = ([jnp.zeros((), jnp.float32) for _ in totals], list(totals))
+            return repeat_steps(count, one_batch, initial)
 
         compiled.train_step = jit(train_step, static_argnums=(0, 1, 2, 3, 4))
         return compiled.train_step
@@ -582,15 +680,24 @@ class Trainable:
         if compiled.test_step is not None:
             return compiled.test_step
 
-        def test_step(xs, ys, start, totals, size):
-            xs, ys, totals, start = unwrap_tree((xs, ys, totals, start))  # tf.jit: Tensors
-            take = lambda a: jax.lax.dynamic_slice_in_dim(a, start, size)  # noqa: E731
-            outputs = self._forward([take(a) for a in xs], training=False)
-            loss, values = self._losses_and_metrics(compiled, [take(a) for a in ys], outputs, None)
-            n = jnp.float32(size)
-            return [t + v.astype(jnp.float32) * n for t, v in zip(totals, [loss, *values])]
+        # `count` batches from row `start` on, `stride` rows apart, in one program
+        def test_step(xs, ys, start, count, stride, totals, window):
+            xs, ys, totals = unwrap_tree((xs, ys, totals))  # tf.jit: Tensors
+            start, count, stride = unwrap(start), unwrap(count), unwrap(stride)
 
-        compiled.test_step = jit(test_step, static_argnums=4)
+            def one_batch(i, totals):
+                first, mask = _batch_window(start + i * stride, window, xs[0].shape[0])
+                take = lambda a: jax.lax.dynamic_slice_in_dim(a, first, window)  # noqa: E731
+                outputs = self._forward([take(a) for a in xs], training=False)
+                loss, values = self._losses_and_metrics(
+                    compiled, [take(a) for a in ys], outputs, None, mask
+                )
+                n = jnp.sum(mask).astype(jnp.float32)
+                return [t + v.astype(jnp.float32) * n for t, v in zip(totals, [loss, *values])]
+
+            return repeat_steps(count, one_batch, list(totals))
+
+        compiled.test_step = jit(test_step, static_argnums=6)
         return compiled.test_step
 
     def _test_loop(self, xs: list[Any], ys: list[Any], batch_size: int) -> list[Any]:
@@ -598,8 +705,9 @@ class Trainable:
         step = self._test_program(compiled)
         n = xs[0].shape[0]
         totals = _zeros(len(compiled.labels))
-        for start, end in _make_batches(n, batch_size):
-            totals = step(xs, ys, start, totals, end - start)
+        windows = self._batch_windows(compiled, n, batch_size)
+        for first, count, window in _chunks(windows, len(windows)):
+            totals = step(xs, ys, first * batch_size, count, batch_size, totals, window)
         return [wrap(jnp.float32(unwrap(t)) / jnp.float32(n)) for t in totals]
 
     # -- fit ----------------------------------------------------------------------------
@@ -714,7 +822,10 @@ class Trainable:
         batch_begin = [cb for cb in user_callbacks if _overrides(cb, "onBatchBegin")]
         step = self._train_program(compiled)
         batches = _make_batches(n, batch_size)
+        windows = self._batch_windows(compiled, n, batch_size)
         progress = _Progress(verbose, epochs, len(batches))
+        per_batch = batch_logs_wanted or bool(batch_begin)
+        chunks = _chunks(windows, 1 if per_batch else progress.chunk())
         progressed = progress.tqdm is not None
         _callbacks.run_hook(callbacks, "onTrainBegin", _callbacks.Logs())
         self.stopTraining = False
@@ -731,16 +842,20 @@ class Trainable:
                 data += () if indices is None else (indices,)
                 flags = (len(xs), len(ys), weights is not None, indices is not None)
                 totals = _zeros(len(labels))
-                seen = 0
+                seen = 0  # samples stepped on this epoch
                 progress.start(epoch)
-                for batch_index, (start, end) in enumerate(batches):
-                    size = end - start
+                for batch_index, count, window in chunks:
+                    if self.stopTraining:  # set before the epoch's first step: one step
+                        count = 1
                     if batch_begin:
                         _callbacks.run_hook(
                             batch_begin, "onBatchBegin", batch_index, _callbacks.Logs()
                         )
-                    values, totals = step(size, *flags, start, *totals, *data)
-                    seen += size
+                    start = batches[batch_index][0]
+                    values, totals = step(window, *flags, start, count, batch_size, *totals, *data)
+                    batch_index += count - 1
+                    size = batches[batch_index][1] - batches[batch_index][0]
+                    seen = batches[batch_index][1]
                     if batch_index == len(batches) - 1 and validation is not None:
                         val = self._test_loop(validation[0], validation[1], batch_size)
                         for label, value in zip(labels, val):
@@ -750,7 +865,7 @@ class Trainable:
                         logs.update((k, float(v)) for k, v in zip(labels, values))
                         _callbacks.run_hook(user_callbacks, "onBatchEnd", batch_index, logs)
                     if progressed:
-                        progress.batch(values[0])
+                        progress.batch(values[0], count)
                     if self.stopTraining:
                         break
                 for key, total in zip(labels, totals):
@@ -808,7 +923,7 @@ class Trainable:
         step = self._train_program(compiled)
         n = xs[0].shape[0]
         totals = _zeros(len(compiled.labels))
-        values, _ = step(n, len(xs), len(ys), False, False, 0, *totals, *xs, *ys)
+        values, _ = step(n, len(xs), len(ys), False, False, 0, 1, n, *totals, *xs, *ys)
         out = [float(v) for v in values]
         return out[0] if len(out) == 1 else out
 
@@ -991,9 +1106,14 @@ class _Progress:
             )
             self.last = time.monotonic()
 
-    def batch(self, loss: Any) -> None:
+    def chunk(self) -> int:
+        """How many batches one dispatch may run: all of an epoch's, or about a twentieth
+        of them when a bar shows the progress."""
+        return self.batches if self.bar is None and self.tqdm is None else -(-self.batches // 20)
+
+    def batch(self, loss: Any, count: int = 1) -> None:
         if self.bar is not None:
-            self.bar.update(1)
+            self.bar.update(count)
             now = time.monotonic()
             if now - self.last > 0.2:
                 self.last = now

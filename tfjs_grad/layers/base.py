@@ -28,7 +28,7 @@ from .. import _store, _tape
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
-from .._config import camel, merge, snake
+from .._config import REQUIRED, camel, merge, snake
 from .._tensor import Tensor, map_leaves, unwrap, wrap, wrap_tree
 from .._tensors import convert, dtype_name
 from ..ops import _checks
@@ -898,5 +898,23 @@ def layer_factory(cls: type[Layer]) -> Callable[..., Any]:
         return cls(config, **kwargs)
 
     make.__name__ = cls.__name__[:1].lower() + cls.__name__[1:]
-    make.__doc__ = f"tfjs's `tf.layers.{make.__name__}(config)`: a new `{cls.__name__}` layer."
+    make.__doc__ = factory_doc(cls, make.__name__)
     return make
+
+
+def factory_doc(cls: type[Layer], name: str) -> str:
+    """The docstring of `tf.layers.<name>`: what the class does, then its config keys and
+    their defaults, read from the class's `_KEYS` table (one table, no list to keep).
+
+    >>> print(factory_doc(Layer, "layer").splitlines()[0])
+    tfjs's `tf.layers.layer(config)`: a new `Layer` layer.
+    """
+    summary = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+    lines = [f"tfjs's `tf.layers.{name}(config)`: a new `{cls.__name__}` layer."]
+    if summary:
+        lines += ["", summary]
+    lines += ["", "Config (a dict, keywords or both; camelCase keys, snake_case accepted):"]
+    for key, default in cls._KEYS.items():
+        lines.append(f"    {key}: " + ("required" if default is REQUIRED else repr(default)))
+    lines += ["", "Every layer also takes " + ", ".join(cls._BASE_KEYS) + "."]
+    return "\n".join(lines) + "\n"

@@ -113,8 +113,10 @@ def _float32(encoded: str, shape) -> np.ndarray:
 def _mnist_core(monkeypatch, ref: dict):
     """The mnist-core port, fresh, drawing tfjs's initial weights and shuffled indices."""
     indices = _Replay(
-        [(ref["num_train"], ref["train_indices"]),
-         (ref["num_elements"] - ref["num_train"], ref["test_indices"])],
+        [
+            (ref["num_train"], ref["train_indices"]),
+            (ref["num_elements"] - ref["num_train"], ref["test_indices"]),
+        ],
         "shuffled index arrays",
     )
 
@@ -262,7 +264,8 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
     policyNet = index.PolicyNetwork(ref["hidden_layer_sizes"])
     # tfjs's initial weights (its glorotNormal draws), set as a tfjs user would
     policyNet.policyNet.setWeights(
-        [np.reshape(np.float32(w["values"]), w["shape"]) for w in ref["init"]])
+        [np.reshape(np.float32(w["values"]), w["shape"]) for w in ref["init"]]
+    )
     weights = policyNet.policyNet.weights
     for var, expected in zip(weights, ref["init"], strict=True):
         np.testing.assert_array_equal(var.value, np.reshape(expected["values"], expected["shape"]))
@@ -279,22 +282,40 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
 
     for expected in ref["rounds"]:
         played = len(states)
-        gameSteps = asyncio.run(policyNet.train(
-            cartPole, optimizer, ref["discount_rate"], ref["num_games"],
-            ref["max_steps_per_game"]))
+        gameSteps = asyncio.run(
+            policyNet.train(
+                cartPole,
+                optimizer,
+                ref["discount_rate"],
+                ref["num_games"],
+                ref["max_steps_per_game"],
+            )
+        )
         assert gameSteps == expected["game_steps"]
         np.testing.assert_allclose(
-            states[played:], [s["state"] for s in expected["steps"]], rtol=1e-12, atol=1e-15)
+            states[played:], [s["state"] for s in expected["steps"]], rtol=1e-12, atol=1e-15
+        )
         np.testing.assert_allclose(
-            left_probs[played:], [s["left_prob"] for s in expected["steps"]], rtol=1e-5)
+            left_probs[played:], [s["left_prob"] for s in expected["steps"]], rtol=1e-5
+        )
         grads = applied[-1]
         assert list(grads) == [v.name for v in weights]
         for var, want in zip(weights, expected["gradients"], strict=True):
-            np.testing.assert_allclose(grads[var.name], np.reshape(want["values"], want["shape"]),
-                                       rtol=1e-4, atol=1e-6, err_msg=var.name)
+            np.testing.assert_allclose(
+                grads[var.name],
+                np.reshape(want["values"], want["shape"]),
+                rtol=1e-4,
+                atol=1e-6,
+                err_msg=var.name,
+            )
         for var, want in zip(weights, expected["weights"], strict=True):
-            np.testing.assert_allclose(var.value, np.reshape(want["values"], want["shape"]),
-                                       rtol=1e-5, atol=1e-6, err_msg=var.name)
+            np.testing.assert_allclose(
+                var.value,
+                np.reshape(want["values"], want["shape"]),
+                rtol=1e-5,
+                atol=1e-6,
+                err_msg=var.name,
+            )
     assert (math_random.left, steps.left) == (0, 0)
     lengths = [n for r in ref["rounds"] for n in r["game_steps"]]
     assert max(lengths) == ref["max_steps_per_game"] > min(lengths)  # games capped and lost
@@ -336,7 +357,9 @@ def test_custom_layer_demo_draws_like_tfjs():
     index = _fresh("examples.custom_layer.index")
     cat = ui.document.getElementById("cat")
     assert (cat.width, cat.height, cat.data.tolist()) == (
-        ref["image"]["width"], ref["image"]["height"], ref["image"]["data"]
+        ref["image"]["width"],
+        ref["image"]["height"],
+        ref["image"]["data"],
     )
     img = tf.browser.fromPixels(cat).toFloat().expandDims(0)
     output = index.antirectifier().apply(img)

@@ -1,7 +1,8 @@
 """The tfjs-examples ports in examples/ train like tfjs 4.22 itself.
 
 Each test replays a fixture written by a Node script in tests/reference/ (gen_polynomial.js,
-gen_mnist_core.js, gen_cart_pole.js) that trains the same model with the real tfjs. tfjs's and
+gen_mnist_core.js, gen_cart_pole.js, gen_boston.js, gen_antirectifier.js,
+gen_fashion_mnist_vae.js) that runs the same program with the real tfjs. tfjs's and
 JAX's random generators differ, so every random draw tfjs made is recorded there and fed to the
 port here, through the very calls the port makes (`random.random` for JS's `Math.random`,
 `tf.randomUniform`, `tf.randomNormal`, `tf.util.createShuffledIndices`, `tf.multinomial`);

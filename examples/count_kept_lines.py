@@ -60,6 +60,15 @@ PORTS = {
         "agent.js": "snake_dqn/agent.py",
         "train.js": "snake_dqn/train.py",
     },
+    "custom-layer": {
+        "custom_layer.js": "custom_layer/custom_layer.py",
+        "index.js": "custom_layer/index.py",
+    },
+    "fashion-mnist-vae": {
+        "data.js": "fashion_mnist_vae/data.py",
+        "model.js": "fashion_mnist_vae/model.py",
+        "train.js": "fashion_mnist_vae/train.py",
+    },
 }
 # Code the ports leave out by design, as (first line, last line, why) at COMMIT.
 LEFT_OUT = {
@@ -81,6 +90,16 @@ LEFT_OUT = {
         (144, 148, "the --gpu option (tfjs-node-gpu)"),
         (229, 233, "the --logDir option (TensorBoard logs)"),
         (239, 243, "require('@tensorflow/tfjs-node') or tfjs-node-gpu"),
+    ],
+    "fashion-mnist-vae/data.js": [
+        (19, 25, "modules for reading the dataset file and the terminal previews"),
+        (45, 92, "reading the Fashion-MNIST file (synthetic images)"),
+        (128, 166, "jimp and terminal-image previews (printed as characters)"),
+    ],
+    "fashion-mnist-vae/train.js": [
+        (23, 25, "tf set to tfjs-node or tfjs-node-gpu by --gpu"),
+        (155, 158, "the --gpu option (tfjs-node-gpu)"),
+        (186, 192, "require('@tensorflow/tfjs-node') or tfjs-node-gpu"),
     ],
 }
 _REASONS = [

@@ -293,3 +293,53 @@ def test_weight_read_is_a_tensor_inside_call_while_fit_traces():
     want = 1 - 0.5 * (2 * x[0] ** 2 * 1.0) * 2 / 2
     assert isinstance(layer.weights[0].read(), tf.Tensor)
     np.testing.assert_allclose(np.asarray(layer.weights[0].read()), want, rtol=1e-6)
+
+
+class _Doubler(tf.layers.Layer):
+    """A tfjs-style layer whose constructor takes no config (`constructor() { super({}); }`)
+    and whose call invokes the call hook, as custom-layer's Antirectifier does."""
+
+    className = "Doubler"
+
+    def __init__(self):
+        super().__init__({})
+
+    def call(self, inputs, kwargs):
+        self.invokeCallHook(inputs, kwargs)
+        return inputs.mul(2)
+
+
+tf.serialization.registerClass(_Doubler)
+
+
+def test_invoke_call_hook_calls_the_hook_set_as_tfjs():
+    layer, seen = _Doubler(), []
+    layer.setCallHook(lambda inputs, kwargs: seen.append((inputs, kwargs)))
+    out = layer.apply(tf.tensor1d([1, 2]))
+    assert out.arraySync() == [2.0, 4.0]
+    [(inputs, kwargs)] = seen
+    assert isinstance(inputs, tf.Tensor) and inputs.arraySync() == [1.0, 2.0]
+    assert isinstance(kwargs, dict)
+    layer.clearCallHook()
+    layer.apply(tf.tensor1d([3]))
+    assert len(seen) == 1
+
+
+def test_a_layer_whose_constructor_takes_no_config_loads_from_model_json():
+    # tfjs's `new cls(config)` drops the argument such a constructor does not declare
+    model = tf.sequential(
+        {"layers": [tf.layers.dense({"units": 2, "inputShape": [3]}), _Doubler()]}
+    )
+    again = tf.models.modelFromJSON(model.toJSON(None, False))
+    assert isinstance(again.layers[1], _Doubler)
+    again.setWeights(model.getWeights())
+    x = tf.ones([1, 3])
+    np.testing.assert_allclose(again.predict(x).arraySync(), model.predict(x).arraySync())
+
+
+def test_a_jax_program_through_a_layer_with_a_call_hook():
+    layer, calls = _Doubler(), []
+    layer.setCallHook(lambda inputs, kwargs: calls.append(1))
+    grad = jax.grad(lambda v: jnp.sum(jnp.asarray(layer.apply(tf.tensor(v))) ** 2))
+    np.testing.assert_allclose(grad(jnp.array([1.0, -2.0])), [8.0, -16.0])
+    assert calls

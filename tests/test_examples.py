@@ -1,7 +1,8 @@
 """The tfjs-examples ports in examples/ train like tfjs 4.22 itself.
 
 Each test replays a fixture written by a Node script in tests/reference/ (gen_polynomial.js,
-gen_mnist_core.js, gen_cart_pole.js) that trains the same model with the real tfjs. tfjs's and
+gen_mnist_core.js, gen_cart_pole.js, gen_boston.js, gen_antirectifier.js,
+gen_fashion_mnist_vae.js) that runs the same program with the real tfjs. tfjs's and
 JAX's random generators differ, so every random draw tfjs made is recorded there and fed to the
 port here, through the very calls the port makes (`random.random` for JS's `Math.random`,
 `tf.randomUniform`, `tf.randomNormal`, `tf.util.createShuffledIndices`, `tf.multinomial`);
@@ -16,6 +17,7 @@ import importlib
 import json
 import random
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -112,8 +114,10 @@ def _float32(encoded: str, shape) -> np.ndarray:
 def _mnist_core(monkeypatch, ref: dict):
     """The mnist-core port, fresh, drawing tfjs's initial weights and shuffled indices."""
     indices = _Replay(
-        [(ref["num_train"], ref["train_indices"]),
-         (ref["num_elements"] - ref["num_train"], ref["test_indices"])],
+        [
+            (ref["num_train"], ref["train_indices"]),
+            (ref["num_elements"] - ref["num_train"], ref["test_indices"]),
+        ],
         "shuffled index arrays",
     )
 
@@ -261,7 +265,8 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
     policyNet = index.PolicyNetwork(ref["hidden_layer_sizes"])
     # tfjs's initial weights (its glorotNormal draws), set as a tfjs user would
     policyNet.policyNet.setWeights(
-        [np.reshape(np.float32(w["values"]), w["shape"]) for w in ref["init"]])
+        [np.reshape(np.float32(w["values"]), w["shape"]) for w in ref["init"]]
+    )
     weights = policyNet.policyNet.weights
     for var, expected in zip(weights, ref["init"], strict=True):
         np.testing.assert_array_equal(var.value, np.reshape(expected["values"], expected["shape"]))
@@ -278,22 +283,40 @@ def test_cart_pole_trains_like_tfjs(monkeypatch):
 
     for expected in ref["rounds"]:
         played = len(states)
-        gameSteps = asyncio.run(policyNet.train(
-            cartPole, optimizer, ref["discount_rate"], ref["num_games"],
-            ref["max_steps_per_game"]))
+        gameSteps = asyncio.run(
+            policyNet.train(
+                cartPole,
+                optimizer,
+                ref["discount_rate"],
+                ref["num_games"],
+                ref["max_steps_per_game"],
+            )
+        )
         assert gameSteps == expected["game_steps"]
         np.testing.assert_allclose(
-            states[played:], [s["state"] for s in expected["steps"]], rtol=1e-12, atol=1e-15)
+            states[played:], [s["state"] for s in expected["steps"]], rtol=1e-12, atol=1e-15
+        )
         np.testing.assert_allclose(
-            left_probs[played:], [s["left_prob"] for s in expected["steps"]], rtol=1e-5)
+            left_probs[played:], [s["left_prob"] for s in expected["steps"]], rtol=1e-5
+        )
         grads = applied[-1]
         assert list(grads) == [v.name for v in weights]
         for var, want in zip(weights, expected["gradients"], strict=True):
-            np.testing.assert_allclose(grads[var.name], np.reshape(want["values"], want["shape"]),
-                                       rtol=1e-4, atol=1e-6, err_msg=var.name)
+            np.testing.assert_allclose(
+                grads[var.name],
+                np.reshape(want["values"], want["shape"]),
+                rtol=1e-4,
+                atol=1e-6,
+                err_msg=var.name,
+            )
         for var, want in zip(weights, expected["weights"], strict=True):
-            np.testing.assert_allclose(var.value, np.reshape(want["values"], want["shape"]),
-                                       rtol=1e-5, atol=1e-6, err_msg=var.name)
+            np.testing.assert_allclose(
+                var.value,
+                np.reshape(want["values"], want["shape"]),
+                rtol=1e-5,
+                atol=1e-6,
+                err_msg=var.name,
+            )
     assert (math_random.left, steps.left) == (0, 0)
     lengths = [n for r in ref["rounds"] for n in r["game_steps"]]
     assert max(lengths) == ref["max_steps_per_game"] > min(lengths)  # games capped and lost
@@ -325,3 +348,124 @@ def test_boston_housing_fits_like_tfjs(monkeypatch, capsys):
         np.testing.assert_allclose(test_loss, expected["test_loss"], rtol=2e-5)
     assert math_random.left == 0
     assert "Test-set loss" in capsys.readouterr().out
+
+
+def test_custom_layer_demo_draws_like_tfjs():
+    """examples/custom_layer (the Antirectifier and index.js's demo) against tfjs 4.22 on the
+    same picture: the layer's output, and the bytes drawn on both canvases."""
+    ref = _fixture("antirectifier.json")
+    ui = _fresh("examples.custom_layer.ui")
+    index = _fresh("examples.custom_layer.index")
+    cat = ui.document.getElementById("cat")
+    assert (cat.width, cat.height, cat.data.tolist()) == (
+        ref["image"]["width"],
+        ref["image"]["height"],
+        ref["image"]["data"],
+    )
+    img = tf.browser.fromPixels(cat).toFloat().expandDims(0)
+    output = index.antirectifier().apply(img)
+    assert list(output.shape) == ref["output"]["shape"]
+    np.testing.assert_allclose(
+        output.dataSync(), ref["output"]["values"], rtol=1e-5, atol=1e-4
+    )  # pixel values up to 255
+    index.customLayerDemo()
+    for element, want in zip(("output_image_1", "output_image_2"), ref["canvases"]):
+        [canvas] = ui.document.getElementById(element).children
+        assert (canvas.width, canvas.height) == (want["width"], want["height"])
+        assert canvas.imageData.data.bytes.tolist() == want["data"], element
+
+
+def test_antirectifier_saves_and_loads_with_tfjs_model_json():
+    """The registered Antirectifier class: tfjs's model.json of conv2d + Antirectifier loads
+    here, and the same model built here writes the layer as tfjs does."""
+    ref = _fixture("antirectifier.json")
+    custom_layer = _fresh("examples.custom_layer.custom_layer")
+    loaded = tf.models.modelFromJSON(ref["model_json"])
+    assert type(loaded.layers[1]).__name__ == "Antirectifier"
+    assert list(loaded.outputs[0].shape) == ref["output_shape"]
+    model = tf.sequential({"layers": [
+        tf.layers.conv2d({"inputShape": [5, 6, 3], "filters": 2, "kernelSize": 2}),
+        custom_layer.antirectifier(),
+    ]})  # fmt: skip
+    assert list(model.outputs[0].shape) == ref["output_shape"]
+    written = model.toJSON(None, False)["config"]["layers"][1]
+    assert written["class_name"] == "Antirectifier"
+    assert written["config"]["trainable"] is True
+    x = tf.randomUniform([2, 5, 6, 3])
+    np.testing.assert_allclose(
+        tf.models.modelFromJSON(model.toJSON(None, False)).predict(x).shape, [2, 4, 5, 4]
+    )
+
+
+def _vae_training(monkeypatch, ref):
+    """Runs examples/fashion_mnist_vae's train() on the fixture's images, initial weights and
+    epsilons; returns (losses, previews, final weights)."""
+    sizes = ref["sizes"]
+    data = _fresh("examples.fashion_mnist_vae.data")
+    model = _fresh("examples.fashion_mnist_vae.model")
+    train = _fresh("examples.fashion_mnist_vae.train")
+    monkeypatch.setattr(data, "IMAGE_HEIGHT", sizes["imageHeight"])
+    monkeypatch.setattr(data, "IMAGE_WIDTH", sizes["imageWidth"])
+    monkeypatch.setattr(data, "NUM_IMAGES", sizes["numImages"])
+    math_random = _Replay(ref["math_random"], "Math.random() draws")
+    monkeypatch.setattr(random, "random", math_random)
+    images = asyncio.run(data.loadImages("unused"))
+    assert math_random.left == 0
+    # tfjs draws ZLayer's epsilon once per output of the nested encoder; the port draws it
+    # once per step, and gets the draw that reached tfjs's decoder
+    epsilons = _Replay([ref["epsilons"][k] for k in ref["used"]], "epsilons")
+
+    def random_normal(shape, mean=0, stddev=1, *rest):
+        assert (mean, stddev, rest) == (0, 1.0, ())
+        return tf.tensor(epsilons(), shape)
+
+    monkeypatch.setattr(tf, "randomNormal", random_normal)
+    monkeypatch.setattr(train, "epochs", sizes["epochs"])
+    monkeypatch.setattr(train, "batchSize", sizes["batchSize"])
+    losses, previews, built = [], [], []
+
+    def vae(encoder, decoder):
+        vaeModel = model.vae(encoder, decoder)
+        vaeModel.setWeights([np.reshape(np.asarray(w, np.float32), s)
+                             for w, s in zip(ref["init"], ref["weight_shapes"])])  # fmt: skip
+        built.append(vaeModel)
+        return vaeModel
+
+    def vaeLoss(*args):
+        loss = model.vaeLoss(*args)
+        losses.append(float(loss.dataSync()[0]))
+        return loss
+
+    async def previewImage(imageData):
+        previews.append(np.asarray(imageData).tolist())
+
+    monkeypatch.setattr(train, "vae", vae)
+    monkeypatch.setattr(train, "vaeLoss", vaeLoss)
+    monkeypatch.setattr(train, "previewImage", previewImage)
+    vaeOpts = types.SimpleNamespace(originalDim=sizes["imageHeight"] * sizes["imageWidth"],
+                                    intermediateDim=sizes["intermediateDim"],
+                                    latentDim=sizes["latentDim"])  # fmt: skip
+    return train, images, vaeOpts, losses, previews, built, epsilons
+
+
+def test_fashion_mnist_vae_trains_like_tfjs(monkeypatch, capsys, tmp_path):
+    """examples/fashion_mnist_vae (ZLayer's sampling, the custom vaeLoss, optimizer.minimize
+    over batches) against tfjs 4.22: same images, initial weights and epsilons."""
+    ref = _fixture("fashion_mnist_vae.json")
+    train, images, vaeOpts, losses, previews, built, epsilons = _vae_training(monkeypatch, ref)
+    asyncio.run(train.train(images, vaeOpts, str(tmp_path), None))
+    assert epsilons.left == 0
+    np.testing.assert_allclose(losses, ref["losses"], rtol=1e-5)
+    np.testing.assert_allclose(previews, ref["previews"], rtol=1e-5, atol=1e-6)
+    [vaeModel] = built
+    named = [w.name if w.name.startswith("z_") else w.name.split("/")[-1]
+             for w in vaeModel.weights]  # fmt: skip
+    assert named == [n if n.startswith("z_") else n.split("/")[-1] for n in ref["weight_names"]]
+    for got, want, name in zip(vaeModel.getWeights(), ref["final"], ref["weight_names"]):
+        np.testing.assert_allclose(np.ravel(got.dataSync()), want, rtol=1e-5, atol=1e-6,
+                                   err_msg=name)  # fmt: skip
+    out = capsys.readouterr().out
+    assert "Loss:" in out and "Saving decoder to file://" in out
+    decoder = tf.loadLayersModel(f"file://{tmp_path}/decoder/model.json")
+    np.testing.assert_allclose(decoder.predict(tf.zeros([1, vaeOpts.latentDim])).dataSync(),
+                               ref["previews"][-1], rtol=1e-5, atol=1e-6)  # fmt: skip

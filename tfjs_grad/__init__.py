@@ -6,6 +6,7 @@
 """
 
 from . import (
+    browser,
     constraints,
     initializers,
     io,
@@ -121,6 +122,7 @@ __all__ = [
     "set_state",
     "setState",
     "ops",
+    "browser",
     "train",
     "util",
     "Variable",

@@ -88,6 +88,19 @@ def _call_style(call: Callable[..., Any]) -> tuple[str, bool]:
     return "inputs", False
 
 
+def takes_config(init: Callable[..., Any]) -> bool:
+    """Whether a layer's `__init__` takes a config positionally. JavaScript drops the
+    arguments a constructor does not declare, so tfjs's `new cls(config)` builds a layer whose
+    `constructor() { super({}); }` takes none; such a class is built here with no argument."""
+    kinds = (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL,
+    )
+    params = list(inspect.signature(init).parameters.values())[1:]  # after self
+    return any(p.kind in kinds for p in params)
+
+
 def unique_layer_name(class_name: str) -> str:
     """tfjs's auto name: `<snake_case class>_<Class><n>`, one counter per class."""
     _class_counts[class_name] += 1
@@ -339,6 +352,7 @@ class Layer:
         # A wrapper building this layer names its weights under its own scope (tfjs's
         # nameScope): `time_distributed/kernel`, `bidirectional/forward_lstm/kernel`.
         self._weight_scope: str | None = None
+        self._callHook: Callable[[Any, Any], None] | None = None
 
     # -- names and config ------------------------------------------------------------
     def getClassName(self) -> str:
@@ -362,6 +376,8 @@ class Layer:
         """A layer from its saved config; keys tfjs saves but this layer ignores are dropped
         (a user's subclass gets them all, camelCased, as tfjs's `new cls(config)`)."""
         if cls._OPEN_CONFIG:
+            if not takes_config(cls.__init__):
+                return cls()
             return cls({camel(k): v for k, v in config.items()})
         keys = {**cls._BASE_KEYS, **cls._KEYS}
         return cls({k: v for k, v in config.items() if camel(k) in keys})
@@ -639,6 +655,30 @@ class Layer:
         """The computation on arrays (`inputs`: one array, or a list for several). Layers
         with `_USES_MASK` also take `mask=` (None, or the mask tfjs passes in kwargs)."""
         return inputs
+
+    def setCallHook(self, callHook: Callable[[Any, Any], None]) -> None:
+        """tfjs's `setCallHook`: a function of `(inputs, kwargs)` that `invokeCallHook` calls.
+
+        >>> import tfjs_grad as tf
+        >>> layer, seen = tf.layers.Layer({}), []
+        >>> layer.setCallHook(lambda inputs, kwargs: seen.append(kwargs))
+        >>> layer.invokeCallHook(None, {"training": True})
+        >>> seen
+        [{'training': True}]
+        """
+        self._callHook = callHook
+
+    def clearCallHook(self) -> None:
+        """tfjs's `clearCallHook`: `invokeCallHook` does nothing again."""
+        self._callHook = None
+
+    def invokeCallHook(self, inputs: Any, kwargs: Any) -> None:
+        """tfjs's `invokeCallHook(inputs, kwargs)`, which a custom layer's `call` may make:
+        calls the hook set with `setCallHook`, if any."""
+        if self._callHook is not None:
+            self._callHook(inputs, kwargs)
+
+    set_call_hook, clear_call_hook, invoke_call_hook = setCallHook, clearCallHook, invokeCallHook
 
     def apply(
         self, inputs: Any, kwargs: Mapping[str, Any] | None = None, *, training: Any = None

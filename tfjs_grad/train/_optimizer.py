@@ -28,6 +28,7 @@ from jax.core import Tracer
 
 from .. import _scope, _store, _trace
 from .._jax_internals import tracing
+from .._tensor import Tensor
 from .._tensors import ArrayLike, convert
 from ..gradients import LossProgram, VariableGrads, loss_gradients, loss_program, variable_grads
 from ..variables import (
@@ -145,7 +146,7 @@ class Optimizer:
         f: Callable[[], ArrayLike],
         return_cost: bool = False,
         var_list: Sequence[Variable] | None = None,
-    ) -> Any:
+    ) -> Tensor | None:
         """Compute gradients of `f` and apply them; return the cost (a Tensor) when asked.
 
         >>> import tfjs_grad as tf

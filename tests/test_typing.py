@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import pathlib
 import shutil
 import subprocess
 import sys
+import typing
 
 import pytest
 
@@ -104,3 +106,14 @@ def test_user_code_passes_pyright_strict():
         timeout=600,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_every_op_announces_the_tensors_it_returns():
+    from tfjs_grad._tensors import OPS
+
+    for name, public in OPS.items():
+        body = inspect.unwrap(public).__annotations__.get("return")
+        if body in ("jax.Array", "list[jax.Array]"):
+            shown = typing.get_type_hints(public)["return"]
+            assert shown == (tf.Tensor if body == "jax.Array" else list[tf.Tensor]), name
+            assert "Tensor" in str(inspect.signature(public).return_annotation), name

@@ -364,10 +364,28 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> OpDecorat
                 depth.n = 0
             return track(result)
 
+        _announce_tensors(wrapper, fn)
         OPS.setdefault(tfjs_name, wrapper)
         return wrapper
 
     return decorate
+
+
+_PUBLIC_RETURNS: dict[Any, Any] = {
+    "jax.Array": Tensor,
+    "list[jax.Array]": list[Tensor],
+    "list[list[jax.Array]]": list[list[Tensor]],
+}
+
+
+def _announce_tensors(wrapper: Any, fn: Callable[..., Any]) -> None:
+    """Give the public function its own return annotation (`help(tf.add)` shows `-> Tensor`):
+    the body's arrays come back as Tensors. The body keeps its own."""
+    public = _PUBLIC_RETURNS.get(fn.__annotations__.get("return"))
+    if public is None:
+        return
+    wrapper.__annotations__ = {**fn.__annotations__, "return": public}
+    wrapper.__signature__ = inspect.signature(fn).replace(return_annotation=public)
 
 
 def _is_tensor(x: Any) -> bool:

@@ -40,8 +40,10 @@ def _op_return(tf: object, name: str) -> str:
     if op is None:
         return "Tensor"
     annotation = inspect.signature(op).return_annotation
-    if annotation is inspect.Signature.empty or annotation == "jax.Array":
+    if annotation is inspect.Signature.empty:
         return "Tensor"
+    if not isinstance(annotation, str):  # what `op` announces: Tensor, list[Tensor]
+        annotation = inspect.formatannotation(annotation).replace("tfjs_grad._tensor.", "")
     if isinstance(annotation, str) and re.fullmatch(r"[\w\[\], .]*", annotation):
         return annotation.replace("jax.Array", "Tensor")
     return "Any"

@@ -80,6 +80,28 @@ def seed_stop_gradient() -> None:
     blocked.print()
 
 
+def more_of_the_api() -> list[float]:
+    x = tf.tensor1d([1, 2, 3])
+    y = tf.tidy(lambda: x.square().sum().sqrt())
+    value, grad = tf.valueAndGrad(lambda t: t.square().sum())(x)
+    outcome = tf.valueAndGrads(lambda a, b: a.mul(b).sum())([x, x])
+    model = tf.sequential({"layers": [tf.layers.dense({"units": 1, "inputShape": [3]})]})
+    model.compile({"optimizer": "adam", "loss": "meanSquaredError", "metrics": ["mse"]})
+    evaluated = model.evaluate(tf.ones([2, 3]), tf.ones([2, 1]))
+    first = evaluated if isinstance(evaluated, tf.Tensor) else evaluated[0]
+    memory = tf.memory()
+    kept = tf.keep(tf.zeros([2]))
+    tf.dispose(kept)
+    return [
+        float(y.dataSync()[0]),
+        float(value.arraySync()),
+        float(grad.sum().dataSync()[0]),
+        float(outcome.grads[0].sum().dataSync()[0]),
+        float(first.dataSync()[0]),
+        float(memory.numTensors),
+    ]
+
+
 if __name__ == "__main__":
     readme_first_example()
     method_chains()
@@ -87,3 +109,4 @@ if __name__ == "__main__":
     sequential_model()
     functional_model()
     seed_stop_gradient()
+    more_of_the_api()

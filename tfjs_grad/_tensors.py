@@ -25,7 +25,11 @@ from . import _scope, _tape
 from ._scope import track
 from ._tensor import DISPOSED, DISPOSED_MESSAGE, Tensor, TensorDisposedError, depth
 
-ArrayLike = Any
+TensorLike = Any
+"""What a tensor argument takes (tfjs's `TensorLike`, `tf.TensorLike`): a Tensor or Variable,
+a JAX or numpy array, a Python number or bool, or nested lists of them. `Any` to a type
+checker: `convert` checks it at run time and names the argument."""
+ArrayLike = TensorLike
 Shape = Sequence[int]
 P = ParamSpec("P")
 R = TypeVar("R")

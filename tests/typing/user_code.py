@@ -30,6 +30,10 @@ def readme_first_example() -> float:
     return float(loss.dataSync()[0])
 
 
+def doubled(x: tf.TensorLike) -> tf.Tensor:
+    return tf.mul(x, 2)
+
+
 def method_chains() -> list[float]:
     x = tf.tensor2d([[1, 2], [3, 4]])
     w = tf.tensor2d([[1], [-1]])
@@ -37,6 +41,7 @@ def method_chains() -> list[float]:
     z = (x @ w + 1) * 2 - x.sum()
     parts: list[tf.Tensor] = x.split(2)
     total = tf.addN([y, z.mean(0, True), parts[0].sum(1, True)])
+    assert doubled([[1.5]]).equal(3).all().arraySync()
     return total.dataSync().tolist()
 
 

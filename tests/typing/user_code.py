@@ -19,11 +19,10 @@ def readme_first_example() -> float:
     ys = tf.randomNormal([8, 1])
 
     @tf.jit
-    def trainStep(xs: tf.Tensor, ys: tf.Tensor) -> tf.Tensor | None:
+    def trainStep(xs: tf.Tensor, ys: tf.Tensor) -> tf.Tensor:
         return optimizer.minimize(lambda: tf.losses.meanSquaredError(ys, xs.matMul(w).add(b)), True)
 
     loss = trainStep(xs, ys)
-    assert loss is not None
     value, grads = tf.variableGrads(lambda: w.square().sum())
     value.print()
     grads[w.name].print()

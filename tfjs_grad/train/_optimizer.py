@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import jax
 import jax.numpy as jnp
@@ -141,6 +141,27 @@ class Optimizer:
         value = self._iterations.read()
         return value if isinstance(value, Tracer) else int(value)
 
+    @overload
+    def minimize(
+        self,
+        f: Callable[[], ArrayLike],
+        return_cost: Literal[True],
+        var_list: Sequence[Variable] | None = None,
+    ) -> Tensor: ...
+    @overload
+    def minimize(
+        self,
+        f: Callable[[], ArrayLike],
+        return_cost: Literal[False] = False,
+        var_list: Sequence[Variable] | None = None,
+    ) -> None: ...
+    @overload
+    def minimize(
+        self,
+        f: Callable[[], ArrayLike],
+        return_cost: bool = False,
+        var_list: Sequence[Variable] | None = None,
+    ) -> Tensor | None: ...
     def minimize(
         self,
         f: Callable[[], ArrayLike],

@@ -21,6 +21,7 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 lint: $(STAMP)
 	.venv/bin/ruff check tfjs_grad tests benchmarks
 	.venv/bin/pyright tfjs_grad
+	.venv/bin/pyright tests/typing  # user code, in strict mode: the public types
 
 test: $(STAMP) lint
 	$(PY) -m pytest -q -p no:cacheprovider -n auto --nbmake --doctest-modules tfjs_grad tests notebooks

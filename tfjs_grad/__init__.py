@@ -173,8 +173,9 @@ __all__ += ["math", "sparse"]  # opsmath: tf.math, tf.sparse
 # they are attached last; an op module imported above gets its methods for free.
 from . import tensor_methods as _tensor_methods  # noqa: E402
 from ._tensor import Tensor  # noqa: E402
+from ._tensors import TensorLike  # noqa: E402
 
-__all__ += ["Tensor"]
+__all__ += ["Tensor", "TensorLike"]
 __all__ += [  # tfjs's globals (environment.py)
     "disable_deprecation_warnings",
     "disableDeprecationWarnings",

@@ -14,7 +14,7 @@ import functools
 import inspect
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
 
 import jax
 import jax.numpy as jnp
@@ -25,9 +25,31 @@ from . import _scope, _tape
 from ._scope import track
 from ._tensor import DISPOSED, DISPOSED_MESSAGE, Tensor, TensorDisposedError, depth
 
-ArrayLike = Any
+TensorLike = Any
+"""What a tensor argument takes (tfjs's `TensorLike`, `tf.TensorLike`): a Tensor or Variable,
+a JAX or numpy array, a Python number or bool, or nested lists of them. `Any` to a type
+checker: `convert` checks it at run time and names the argument."""
+ArrayLike = TensorLike
 Shape = Sequence[int]
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class OpDecorator(Protocol):
+    """What `op(...)` returns, as the type checker sees it: the body computes arrays, the
+    public function returns them as Tensors (a list of arrays as a list of Tensors)."""
+
+    @overload
+    def __call__(self, fn: Callable[P, jax.Array]) -> Callable[P, Tensor]: ...
+    @overload
+    def __call__(self, fn: Callable[P, list[jax.Array]]) -> Callable[P, list[Tensor]]: ...
+    @overload
+    def __call__(
+        self, fn: Callable[P, list[list[jax.Array]]]
+    ) -> Callable[P, list[list[Tensor]]]: ...
+    @overload
+    def __call__(self, fn: Callable[P, R]) -> Callable[P, R]: ...
+
 
 _DTYPES = {
     "float32": jnp.float32,
@@ -247,7 +269,18 @@ OPS: dict[str, Callable[..., Any]] = {}
 """Every public op by its tfjs name (the first registered keeps the name)."""
 
 
-def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[[F], F]:
+def inside(public_op: Callable[P, Tensor]) -> Callable[P, jax.Array]:
+    """`public_op` as an op body calls it: from inside another op, ops take and return
+    arrays. The same function; only the type checker's view of its result changes.
+
+    >>> import tfjs_grad as tf
+    >>> inside(tf.add) is tf.add
+    True
+    """
+    return cast("Callable[P, jax.Array]", public_op)
+
+
+def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> OpDecorator:
     """Decorate a public function: convert its tensor arguments, defaults for None, track.
 
     The result's arrays come back as `tf.Tensor`s (recorded for `tf.tidy`); an op called
@@ -265,7 +298,7 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
     as JS functions treat `undefined`.
     """
 
-    def decorate(fn: F) -> F:
+    def decorate(fn: Callable[..., Any]) -> Any:
         params = list(inspect.signature(fn).parameters.values())
         names = [p.name for p in params]
         unknown = set(tensors) - set(names)
@@ -335,10 +368,28 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> Callable[
                 depth.n = 0
             return track(result)
 
+        _announce_tensors(wrapper, fn)
         OPS.setdefault(tfjs_name, wrapper)
-        return wrapper  # type: ignore[return-value]
+        return wrapper
 
     return decorate
+
+
+_PUBLIC_RETURNS: dict[Any, Any] = {
+    "jax.Array": Tensor,
+    "list[jax.Array]": list[Tensor],
+    "list[list[jax.Array]]": list[list[Tensor]],
+}
+
+
+def _announce_tensors(wrapper: Any, fn: Callable[..., Any]) -> None:
+    """Give the public function its own return annotation (`help(tf.add)` shows `-> Tensor`):
+    the body's arrays come back as Tensors. The body keeps its own."""
+    public = _PUBLIC_RETURNS.get(fn.__annotations__.get("return"))
+    if public is None:
+        return
+    wrapper.__annotations__ = {**fn.__annotations__, "return": public}
+    wrapper.__signature__ = inspect.signature(fn).replace(return_annotation=public)
 
 
 def _is_tensor(x: Any) -> bool:

@@ -14,9 +14,9 @@ those attributes (an `ImageData` stand-in), or an `[height, width, 4]` uint8 num
 from collections.abc import Mapping
 from typing import Any
 
-import jax
 import numpy as np
 
+from ._tensor import Tensor
 from .ops.creation import tensor
 
 __all__ = ["from_pixels", "fromPixels"]
@@ -44,7 +44,7 @@ def _rgba(pixels: Any) -> np.ndarray:
     return values.reshape(height, width, 4)
 
 
-def fromPixels(pixels: Any, numChannels: int = 3) -> jax.Array:
+def fromPixels(pixels: Any, numChannels: int = 3) -> Tensor:
     """tfjs's `tf.browser.fromPixels(pixels, numChannels)`: an int32 `[height, width,
     numChannels]` tensor of the first `numChannels` of each pixel's RGBA bytes."""
     if pixels is None:

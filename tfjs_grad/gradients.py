@@ -8,7 +8,7 @@ connection rules to the traced program, and returns a vector-Jacobian product.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import jax
 import jax.numpy as jnp
@@ -104,7 +104,7 @@ def _run(program: _trace.Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any
     return y, grads
 
 
-def grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., jax.Array]:
+def grad(f: Callable[[Tensor], ArrayLike]) -> Callable[..., Tensor]:
     """Gradient of `f` with respect to its single input, like `tf.grad`.
 
     `f` may return any shape: the result is the vector-Jacobian product with `dy`
@@ -119,7 +119,7 @@ def grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., jax.Array]:
     """
     _check_fn(f, "grad")
 
-    def gradient(x: ArrayLike, dy: ArrayLike | None = None) -> jax.Array:
+    def gradient(x: ArrayLike, dy: ArrayLike | None = None) -> Tensor:
         _not_on_a_tape()
         x = _differentiable(convert(x, argument="x", fn="tf.grad"), "x", "grad")
         dy = _convert_dy(dy, "grad")
@@ -130,7 +130,15 @@ def grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., jax.Array]:
     return gradient
 
 
-def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[jax.Array]]:
+@overload
+def grads(f: Callable[[Tensor], ArrayLike]) -> Callable[..., list[Tensor]]: ...
+@overload
+def grads(f: Callable[[Tensor, Tensor], ArrayLike]) -> Callable[..., list[Tensor]]: ...
+@overload
+def grads(f: Callable[[Tensor, Tensor, Tensor], ArrayLike]) -> Callable[..., list[Tensor]]: ...
+@overload
+def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[Tensor]]: ...
+def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[Tensor]]:
     """Gradients of `f(*args)` with respect to each of args, like `tf.grads`.
 
     >>> import tfjs_grad as tf
@@ -140,7 +148,7 @@ def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[jax.Array]]:
     """
     _check_fn(f, "grads")
 
-    def gradients(args: Sequence[ArrayLike], dy: ArrayLike | None = None) -> list[jax.Array]:
+    def gradients(args: Sequence[ArrayLike], dy: ArrayLike | None = None) -> list[Tensor]:
         _not_on_a_tape()
         xs = _args(
             args,
@@ -155,7 +163,7 @@ def grads(f: Callable[..., ArrayLike]) -> Callable[..., list[jax.Array]]:
     return gradients
 
 
-def value_and_grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., ValueAndGrad]:
+def value_and_grad(f: Callable[[Tensor], ArrayLike]) -> Callable[..., ValueAndGrad]:
     """f(x) and its gradient, like `tf.valueAndGrad`.
 
     >>> import tfjs_grad as tf
@@ -187,6 +195,16 @@ def value_and_grad(f: Callable[[jax.Array], ArrayLike]) -> Callable[..., ValueAn
     return value_and_gradient
 
 
+@overload
+def value_and_grads(f: Callable[[Tensor], ArrayLike]) -> Callable[..., ValueAndGrads]: ...
+@overload
+def value_and_grads(f: Callable[[Tensor, Tensor], ArrayLike]) -> Callable[..., ValueAndGrads]: ...
+@overload
+def value_and_grads(
+    f: Callable[[Tensor, Tensor, Tensor], ArrayLike],
+) -> Callable[..., ValueAndGrads]: ...
+@overload
+def value_and_grads(f: Callable[..., ArrayLike]) -> Callable[..., ValueAndGrads]: ...
 def value_and_grads(f: Callable[..., ArrayLike]) -> Callable[..., ValueAndGrads]:
     """f(*args) and its gradients, like `tf.valueAndGrads`.
 
@@ -322,7 +340,7 @@ def loss_gradients(loss: LossProgram) -> VariableGrads:
     return VariableGrads(value, {name: by_name[name] for name in _js_key_order(by_name)})
 
 
-def stop_gradient(x: ArrayLike) -> jax.Array:
+def stop_gradient(x: ArrayLike) -> Tensor:
     """x's value with its gradient blocked: its inputs get zero gradients, and still count
     as used by the output (no "Cannot compute gradient" error).
 
@@ -341,7 +359,7 @@ def stop_gradient(x: ArrayLike) -> jax.Array:
     return track(stopped(convert(x, argument="x", fn="stopGradient")))
 
 
-def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
+def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., Tensor]:
     """A function with a user-defined gradient, like `tf.customGrad` (on `jax.custom_vjp`).
 
     `f(*inputs, save)` returns `{'value': y, 'grad_func': (dy, saved) -> grads}` (key
@@ -409,7 +427,7 @@ def custom_grad(f: Callable[..., dict[str, Any]]) -> Callable[..., jax.Array]:
             out.append(g.astype(x.dtype))
         return tuple(out)
 
-    def call(*inputs: ArrayLike) -> jax.Array:
+    def call(*inputs: ArrayLike) -> Tensor:
         tape = _tape.active()
         if tape is not None:  # customGrad's rule is JAX's: f goes on traced
             tape.stage("customGrad inside f")

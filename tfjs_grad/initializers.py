@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -291,8 +291,11 @@ def serialize(init: Initializer) -> dict[str, Any]:
     return {"class_name": init.getClassName(), "config": init.getConfig()}
 
 
-def _factory(cls: type[Initializer]) -> Any:
-    def make(config: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Initializer:
+InitializerT = TypeVar("InitializerT", bound=Initializer)
+
+
+def _factory(cls: type[InitializerT]) -> Callable[..., InitializerT]:
+    def make(config: Mapping[str, Any] | None = None, /, **kwargs: Any) -> InitializerT:
         return cls(config, **kwargs)
 
     make.__doc__ = f"tfjs's `tf.initializers.{cls.__name__[:1].lower()}{cls.__name__[1:]}`."

@@ -33,7 +33,7 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, ParamSpec, Protocol, TypeVar, overload
 
 import jax
 import jax.numpy as jnp
@@ -725,6 +725,22 @@ def jit_loop(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any
     return JittedLoop(fn, dict(jax_jit_kwargs))
 
 
+P = ParamSpec("P")
+R = TypeVar("R", covariant=True)
+
+
+class Compiled(Protocol[P, R]):
+    """What `tf.jit(fn)` returns, as a type checker sees it: called as `fn` is."""
+
+    trace_count: int
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+
+
+@overload
+def jit(fn: Callable[P, R], **jax_jit_kwargs: Any) -> Compiled[P, R]: ...
+@overload
+def jit(fn: None = None, **jax_jit_kwargs: Any) -> Callable[[Callable[P, R]], Compiled[P, R]]: ...
 def jit(fn: Callable[..., Any] | None = None, **jax_jit_kwargs: Any) -> Any:
     """Compile a function that reads and assigns Variables and runs optimizer steps.
 

@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 import jax
 import jax.numpy as jnp
 
-from ._tensors import NUMERIC, op
+from ._tensors import NUMERIC, inside, op
 from ._tensors import js_shape as _js_shape
 
 __all__ = [
@@ -146,7 +146,7 @@ def absolute_difference(
     Tensor(1., shape=(), dtype=float32)
     """
     _check_shapes("absoluteDifference", labels, predictions)
-    return compute_weighted_loss(jnp.abs(labels - predictions), weights, reduction)
+    return inside(compute_weighted_loss)(jnp.abs(labels - predictions), weights, reduction)
 
 
 @op("meanSquaredError", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
@@ -172,7 +172,7 @@ def mean_squared_error(
     Tensor(1.6666666, shape=(), dtype=float32)
     """
     _check_shapes("meanSquaredError", labels, predictions)
-    return compute_weighted_loss(jnp.square(labels - predictions), weights, reduction)
+    return inside(compute_weighted_loss)(jnp.square(labels - predictions), weights, reduction)
 
 
 @op("cosineDistance", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
@@ -205,7 +205,7 @@ def cosine_distance(
     """
     _check_shapes("cosineDistance", labels, predictions)
     distance = 1 - jnp.sum(labels * predictions, axis=axis, keepdims=True)
-    return compute_weighted_loss(distance, weights, reduction)
+    return inside(compute_weighted_loss)(distance, weights, reduction)
 
 
 @op("hingeLoss", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
@@ -234,7 +234,7 @@ def hinge_loss(
     """
     _check_shapes("hingeLoss", labels, predictions)
     signs = 2 * labels - 1
-    return compute_weighted_loss(jax.nn.relu(1 - signs * predictions), weights, reduction)
+    return inside(compute_weighted_loss)(jax.nn.relu(1 - signs * predictions), weights, reduction)
 
 
 @op("huberLoss", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
@@ -268,7 +268,9 @@ def huber_loss(
     error = jnp.abs(predictions - labels)
     quadratic = jnp.minimum(error, delta)
     linear = error - quadratic
-    return compute_weighted_loss(0.5 * jnp.square(quadratic) + delta * linear, weights, reduction)
+    return inside(compute_weighted_loss)(
+        0.5 * jnp.square(quadratic) + delta * linear, weights, reduction
+    )
 
 
 @op("logLoss", labels=NUMERIC, predictions=NUMERIC, weights=NUMERIC)
@@ -298,7 +300,7 @@ def log_loss(
     _check_shapes("logLoss", labels, predictions)
     l1 = -(labels * jnp.log(predictions + epsilon))
     l2 = (1 - labels) * jnp.log(1 - predictions + epsilon)
-    return compute_weighted_loss(l1 - l2, weights, reduction)
+    return inside(compute_weighted_loss)(l1 - l2, weights, reduction)
 
 
 @jax.custom_jvp
@@ -351,7 +353,7 @@ def sigmoid_cross_entropy(
     if label_smoothing > 0:
         labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
     per_element = _sigmoid_cross_entropy_with_logits(*_as_float(labels, logits))
-    return compute_weighted_loss(per_element, weights, reduction)
+    return inside(compute_weighted_loss)(per_element, weights, reduction)
 
 
 @jax.custom_jvp
@@ -414,7 +416,7 @@ def softmax_cross_entropy(
             )
         labels = labels * (1 - label_smoothing) + label_smoothing / labels.shape[1]
     per_example = _softmax_cross_entropy_with_logits(*_as_float(labels, logits))
-    return compute_weighted_loss(per_example, weights, reduction)
+    return inside(compute_weighted_loss)(per_example, weights, reduction)
 
 
 absoluteDifference = absolute_difference

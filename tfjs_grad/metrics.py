@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._tensor import Tensor
 from ._tensors import NUMERIC, op
 
 __all__ = [
@@ -320,7 +321,7 @@ MAE = mae = mean_absolute_error
 MAPE = mape = mean_absolute_percentage_error
 MSE = mse = mean_squared_error
 
-Fn = Callable[[Any, Any], jax.Array]
+Fn = Callable[[Any, Any], Tensor]
 
 LOSSES: dict[str, Fn] = {
     "meanSquaredError": mean_squared_error,

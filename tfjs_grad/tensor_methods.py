@@ -52,6 +52,16 @@ _SNAKE_NAMES = {snake(n): n for n in (*PROTOTYPE_OPS, *PROTOTYPE_OTHERS)}
 _attached: set[str] = set()
 
 
+def snake_to_camel(name: str) -> str:
+    """tfjs's name of a Tensor member given either of its names (`mat_mul` -> `matMul`)."""
+    return _SNAKE_NAMES.get(name, name)
+
+
+def attached_names() -> frozenset[str]:
+    """Every member name `attach` has set on Tensor (ops, aliases, conversions)."""
+    return frozenset(_attached)
+
+
 def missing_attribute(name: str) -> AttributeError:
     """The error for `t.<name>` when the class has no such attribute."""
     camel = name if name in PROTOTYPE_OPS else _SNAKE_NAMES.get(name)

@@ -18,7 +18,7 @@ import weakref
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -931,10 +931,13 @@ def input(  # noqa: A001  (tfjs's name)
     return layer.inboundNodes[0].outputTensors[0]
 
 
-def layer_factory(cls: type[Layer]) -> Callable[..., Any]:
+L = TypeVar("L", bound="Layer")
+
+
+def layer_factory(cls: type[L]) -> Callable[..., L]:
     """The `tf.layers.<name>(config)` function of a layer class."""
 
-    def make(config: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Any:
+    def make(config: Mapping[str, Any] | None = None, /, **kwargs: Any) -> L:
         return cls(config, **kwargs)
 
     make.__name__ = cls.__name__[:1].lower() + cls.__name__[1:]

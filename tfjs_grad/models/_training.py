@@ -51,7 +51,7 @@ import numpy as np
 
 from .. import callbacks as _callbacks
 from .. import metrics as _metrics
-from .._tensor import unwrap, unwrap_tree, wrap
+from .._tensor import Tensor, unwrap, unwrap_tree, wrap
 from .._tensors import convert
 from ..jit import jit, repeat_steps
 from ..train import Optimizer, adadelta, adagrad, adam, adamax, rmsprop, sgd
@@ -711,7 +711,9 @@ class Trainable:
         return [wrap(jnp.float32(unwrap(t)) / jnp.float32(n)) for t in totals]
 
     # -- fit ----------------------------------------------------------------------------
-    def fit(self, x: Any, y: Any, args: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+    def fit(
+        self, x: Any, y: Any, args: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> _callbacks.History:
         """Train for `epochs` over `(x, y)`; returns a `History` (awaitable, as tfjs's Promise).
 
         Config (a dict or keywords, camelCase or snake_case): `epochs` (1), `batchSize`
@@ -883,7 +885,9 @@ class Trainable:
         return history
 
     # -- evaluate / trainOnBatch / predictOnBatch -------------------------------------
-    def evaluate(self, x: Any, y: Any, args: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+    def evaluate(
+        self, x: Any, y: Any, args: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> Tensor | list[Tensor]:
         """Loss (and metrics) over `(x, y)` in inference mode, batched (`batchSize`, 32):
         a scalar tensor, or `[loss, *metrics]` when the model has metrics.
 
@@ -927,7 +931,7 @@ class Trainable:
         out = [float(v) for v in values]
         return out[0] if len(out) == 1 else out
 
-    def predictOnBatch(self, x: Any) -> Any:  # noqa: N802 (tfjs's name)
+    def predictOnBatch(self, x: Any) -> Tensor | list[Tensor]:  # noqa: N802 (tfjs's name)
         """The model's outputs on `x` as one batch (inference mode).
 
         >>> import tfjs_grad as tf

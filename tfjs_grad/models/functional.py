@@ -26,6 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _store
+from .._tensor import Tensor
 from .._tensors import convert
 from ..layers.base import (
     InputLayer,
@@ -408,7 +409,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
         batchSize: int | None = None,
         batch_size: int | None = None,
         verbose: Any = None,
-    ) -> Any:
+    ) -> Tensor | list[Tensor]:
         """Outputs for `x` (an array, or a list with one per input), in batches of
         `batchSize` (default 32), in inference mode."""
         options = dict(config or {})
@@ -440,7 +441,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
             self._inference = jit(forward)
         return self._inference
 
-    def predictOnBatch(self, x: Any) -> Any:
+    def predictOnBatch(self, x: Any) -> Tensor | list[Tensor]:
         """Outputs for one batch (no splitting)."""
         arrays = self.check_inputs(_as_list(x))
         return as_tensors(self.call(arrays if len(arrays) > 1 else arrays[0], False))

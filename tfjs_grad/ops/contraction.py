@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 
+from .._tensor import Tensor
 from .._tensors import LIST, ArrayLike, convert, op, upcast
 
 __all__ = ["einsum"]
@@ -53,7 +54,7 @@ def _einsum(equation: str, tensors: Sequence[ArrayLike]) -> jax.Array:
     return jnp.einsum(equation, *arrays)
 
 
-def einsum(equation: str, *tensors: ArrayLike) -> jax.Array:
+def einsum(equation: str, *tensors: ArrayLike) -> Tensor:
     """The contraction `equation` describes (numpy's notation, with '->'; at most two
     tensors, no repeated label within one tensor, no '...'), like `tf.einsum`. The gradient is
     the true one (tfjs has none).

@@ -15,7 +15,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._tensors import NUMERIC, ArrayLike, op
+from .._tensor import Tensor
+from .._tensors import NUMERIC, ArrayLike, inside, op
 from . import convolution, linalg
 
 __all__ = ["conv2d", "depthwise_conv2d", "depthwiseConv2d", "mat_mul", "matMul"]
@@ -77,11 +78,11 @@ def _mat_mul(
     prelu_activation_weights: ArrayLike | None = None,
     leakyrelu_alpha: float = 0.2,
 ) -> jax.Array:
-    y = _with_bias(linalg.mat_mul(a, b, transpose_a, transpose_b), bias)
+    y = _with_bias(inside(linalg.mat_mul)(a, b, transpose_a, transpose_b), bias)
     return _activate(y, activation, prelu_activation_weights, leakyrelu_alpha)
 
 
-def mat_mul(config: Mapping[str, Any] | None = None, **keywords: Any) -> jax.Array:
+def mat_mul(config: Mapping[str, Any] | None = None, **keywords: Any) -> Tensor:
     """`activation(matMul(a, b) + bias)`, like `tf.fused.matMul`.
 
     The config dict has tfjs's keys: `a`, `b`, `transposeA`, `transposeB`, `bias`,
@@ -111,13 +112,13 @@ def _conv2d(
     depthwise: bool = False,
 ) -> jax.Array:
     conv = convolution.depthwise_conv2d if depthwise else convolution.conv2d
-    y = conv(x, filter, strides, pad, data_format, dilations, dim_rounding_mode)
+    y = inside(conv)(x, filter, strides, pad, data_format, dilations, dim_rounding_mode)
     if bias is not None and data_format == "NCHW" and bias.ndim == 1:
         bias = bias.reshape(-1, 1, 1)
     return _activate(_with_bias(y, bias), activation, prelu_activation_weights, leakyrelu_alpha)
 
 
-def conv2d(config: Mapping[str, Any] | None = None, **keywords: Any) -> jax.Array:
+def conv2d(config: Mapping[str, Any] | None = None, **keywords: Any) -> Tensor:
     """`activation(conv2d(x, filter, ...) + bias)`, like `tf.fused.conv2d`.
 
     The config dict has tfjs's keys: `x`, `filter`, `strides`, `pad`, `dataFormat`,
@@ -132,7 +133,7 @@ def conv2d(config: Mapping[str, Any] | None = None, **keywords: Any) -> jax.Arra
     return _conv2d(**_options("fused.conv2d", config, keywords))
 
 
-def depthwise_conv2d(config: Mapping[str, Any] | None = None, **keywords: Any) -> jax.Array:
+def depthwise_conv2d(config: Mapping[str, Any] | None = None, **keywords: Any) -> Tensor:
     """`activation(depthwiseConv2d(x, filter, ...) + bias)`, like `tf.fused.depthwiseConv2d`
     (the config keys as `fused.conv2d`'s).
 

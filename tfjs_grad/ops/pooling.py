@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._tensors import FLOAT, NUMERIC, ArrayLike, op
+from .._tensors import FLOAT, NUMERIC, ArrayLike, inside, op
 from . import _geometry
 from ._geometry import Pad
 from ._results import result_type
@@ -322,7 +322,9 @@ def pool(
     dilation = _geometry.tuple_param(dilations, 2)
     if dilation == (1, 1):
         pooled = max_pool if pooling_type != "avg" else avg_pool
-        return _unbatch(pooled(x4, window_shape, strides, pad, dim_rounding_mode), unbatched)
+        return _unbatch(
+            inside(pooled)(x4, window_shape, strides, pad, dim_rounding_mode), unbatched
+        )
     if pooling_type == "avg" and not jnp.issubdtype(x4.dtype, jnp.floating):
         x4 = x4.astype(jnp.float32)
     window = _geometry.tuple_param(window_shape, 2)

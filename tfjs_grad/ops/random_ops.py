@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _rng
-from .._tensors import NUMERIC, ArrayLike, Shape, op
+from .._tensors import NUMERIC, ArrayLike, Shape, inside, op
 from . import _checks, _js
 from .creation import random_normal, random_uniform
 
@@ -96,7 +96,7 @@ def random_standard_normal(shape: Shape, dtype: Any = None, seed: int | None = N
     """
     if dtype == "bool":
         raise ValueError("Unsupported data type bool")
-    return random_normal(shape, 0, 1, dtype, seed)
+    return inside(random_normal)(shape, 0, 1, dtype, seed)
 
 
 @op("randomUniformInt")
@@ -113,7 +113,7 @@ def random_uniform_int(
     >>> sorted(set(x.tolist()))
     [2, 3, 4]
     """
-    return random_uniform(shape, minval, maxval, "int32", seed)
+    return inside(random_uniform)(shape, minval, maxval, "int32", seed)
 
 
 def _noise_shape(x: jax.Array, noise_shape: Sequence[int | None] | None) -> tuple[int, ...]:

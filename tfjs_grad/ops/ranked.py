@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 
-from .._tensors import LIST, NUMERIC, ArrayLike, op
+from .._tensors import LIST, NUMERIC, ArrayLike, inside, op
 from . import _checks
 from .shapes import concat, pad, slice_
 
@@ -62,7 +62,7 @@ def reverse1d(x: ArrayLike) -> jax.Array:
     [3.0, 2.0, 1.0]
     """
     _rank(x, 1)
-    return reverse(x, 0)
+    return inside(reverse)(x, 0)
 
 
 @op("reverse2d", x=NUMERIC)
@@ -74,7 +74,7 @@ def reverse2d(x: ArrayLike, axis: int | Sequence[int] | None = None) -> jax.Arra
     [[3.0, 4.0], [1.0, 2.0]]
     """
     _rank(x, 2)
-    return reverse(x, axis)
+    return inside(reverse)(x, axis)
 
 
 @op("reverse3d", x=NUMERIC)
@@ -86,7 +86,7 @@ def reverse3d(x: ArrayLike, axis: int | Sequence[int] | None = None) -> jax.Arra
     [[[2.0, 1.0]]]
     """
     _rank(x, 3)
-    return reverse(x, axis)
+    return inside(reverse)(x, axis)
 
 
 @op("reverse4d", x=NUMERIC)
@@ -98,7 +98,7 @@ def reverse4d(x: ArrayLike, axis: int | Sequence[int] | None = None) -> jax.Arra
     [[[[2.0, 1.0]]]]
     """
     _rank(x, 4)
-    return reverse(x, axis)
+    return inside(reverse)(x, axis)
 
 
 @op("concat1d", tensors=LIST)
@@ -109,7 +109,7 @@ def concat1d(tensors: Sequence[ArrayLike]) -> jax.Array:
     >>> tf.concat1d([[1], [2, 3]]).tolist()
     [1.0, 2.0, 3.0]
     """
-    return concat(tensors, 0)
+    return inside(concat)(tensors, 0)
 
 
 @op("concat2d", tensors=LIST)
@@ -120,7 +120,7 @@ def concat2d(tensors: Sequence[ArrayLike], axis: int) -> jax.Array:
     >>> tf.concat2d([[[1]], [[2]]], 1).tolist()
     [[1.0, 2.0]]
     """
-    return concat(tensors, axis)
+    return inside(concat)(tensors, axis)
 
 
 @op("concat3d", tensors=LIST)
@@ -131,7 +131,7 @@ def concat3d(tensors: Sequence[ArrayLike], axis: int) -> jax.Array:
     >>> tf.concat3d([tf.zeros([1, 2, 2]), tf.ones([1, 2, 2])], 0).shape
     (2, 2, 2)
     """
-    return concat(tensors, axis)
+    return inside(concat)(tensors, axis)
 
 
 @op("concat4d", tensors=LIST)
@@ -142,7 +142,7 @@ def concat4d(tensors: Sequence[ArrayLike], axis: int) -> jax.Array:
     >>> tf.concat4d([tf.zeros([1, 1, 1, 2]), tf.ones([1, 1, 1, 1])], 3).shape
     (1, 1, 1, 3)
     """
-    return concat(tensors, axis)
+    return inside(concat)(tensors, axis)
 
 
 _PAIRS = "Invalid number of paddings. Must be length of 2 each."
@@ -163,7 +163,7 @@ def pad1d(x: ArrayLike, paddings: Sequence[int], constant_value: float = 0) -> j
     """
     if len(paddings) != 2:
         raise ValueError("Invalid number of paddings. Must be length of 2.")
-    return pad(x, [paddings], constant_value)
+    return inside(pad)(x, [paddings], constant_value)
 
 
 @op("pad2d")
@@ -175,7 +175,7 @@ def pad2d(x: ArrayLike, paddings: Sequence[Sequence[int]], constant_value: float
     [[0.0, 0.0], [1.0, 0.0]]
     """
     _check_pairs(paddings, 2)
-    return pad(x, paddings, constant_value)
+    return inside(pad)(x, paddings, constant_value)
 
 
 @op("pad3d")
@@ -187,7 +187,7 @@ def pad3d(x: ArrayLike, paddings: Sequence[Sequence[int]], constant_value: float
     (2, 1, 2)
     """
     _check_pairs(paddings, 3)
-    return pad(x, paddings, constant_value)
+    return inside(pad)(x, paddings, constant_value)
 
 
 @op("pad4d")
@@ -199,7 +199,7 @@ def pad4d(x: ArrayLike, paddings: Sequence[Sequence[int]], constant_value: float
     (1, 3, 1, 3)
     """
     _check_pairs(paddings, 4)
-    return pad(x, paddings, constant_value)
+    return inside(pad)(x, paddings, constant_value)
 
 
 def _slice_rank(x: jax.Array, rank: int) -> None:
@@ -218,7 +218,7 @@ def slice1d(x: ArrayLike, begin: int, size: int) -> jax.Array:
     [2.0, 3.0]
     """
     _slice_rank(x, 1)
-    return slice_(x, [begin], [size])
+    return inside(slice_)(x, [begin], [size])
 
 
 @op("slice2d", x=NUMERIC)
@@ -230,7 +230,7 @@ def slice2d(x: ArrayLike, begin: Sequence[int], size: Sequence[int]) -> jax.Arra
     [[3.0, 4.0]]
     """
     _slice_rank(x, 2)
-    return slice_(x, begin, size)
+    return inside(slice_)(x, begin, size)
 
 
 @op("slice3d", x=NUMERIC)
@@ -242,7 +242,7 @@ def slice3d(x: ArrayLike, begin: Sequence[int], size: Sequence[int]) -> jax.Arra
     (2, 2, 1)
     """
     _slice_rank(x, 3)
-    return slice_(x, begin, size)
+    return inside(slice_)(x, begin, size)
 
 
 @op("slice4d", x=NUMERIC)
@@ -254,4 +254,4 @@ def slice4d(x: ArrayLike, begin: Sequence[int], size: Sequence[int]) -> jax.Arra
     (1, 1, 2, 2)
     """
     _slice_rank(x, 4)
-    return slice_(x, begin, size)
+    return inside(slice_)(x, begin, size)

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._tensors import BOOL, NUMERIC, ArrayLike, op
+from .._tensors import BOOL, NUMERIC, ArrayLike, inside, op
 from . import _checks, _js
 
 __all__ = [
@@ -133,7 +133,7 @@ def euclidean_norm(x: ArrayLike, axis: Axis = None, keep_dims: bool = False) -> 
     >>> tf.euclidean_norm([[3, 4], [0, 0]], 1).tolist()
     [5.0, 0.0]
     """
-    return norm(x, "euclidean", axis, keep_dims)
+    return inside(norm)(x, "euclidean", axis, keep_dims)
 
 
 def _scan(x: jax.Array, axis: int, exclusive: bool, reverse: bool, product: bool) -> jax.Array:

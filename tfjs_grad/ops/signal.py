@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._tensors import FLOAT, ArrayLike, convert, op
+from .._tensors import FLOAT, ArrayLike, convert, inside, op
 from . import spectral
 
 __all__ = ["frame", "hamming_window", "hammingWindow", "hann_window", "hannWindow", "stft"]
@@ -105,8 +105,8 @@ def stft(
     n = 1 << max(0, math.ceil(math.log2(length))) if fft_length is None else int(fft_length)
     window = hann_window(length) if window_fn is None else window_fn(length)
     window = convert(window, argument="window", fn="signal.stft")
-    frames = frame(signal, length, frame_step)
-    return spectral.rfft(frames * window, n)
+    frames = inside(frame)(signal, length, frame_step)
+    return inside(spectral.rfft)(frames * window, n)
 
 
 hannWindow = hann_window

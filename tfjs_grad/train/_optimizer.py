@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import jax
 import jax.numpy as jnp
@@ -28,6 +28,7 @@ from jax.core import Tracer
 
 from .. import _scope, _store, _trace
 from .._jax_internals import tracing
+from .._tensor import Tensor
 from .._tensors import ArrayLike, convert
 from ..gradients import LossProgram, VariableGrads, loss_gradients, loss_program, variable_grads
 from ..variables import (
@@ -140,12 +141,33 @@ class Optimizer:
         value = self._iterations.raw()
         return value if isinstance(value, Tracer) else int(value)
 
+    @overload
+    def minimize(
+        self,
+        f: Callable[[], ArrayLike],
+        return_cost: Literal[True],
+        var_list: Sequence[Variable] | None = None,
+    ) -> Tensor: ...
+    @overload
+    def minimize(
+        self,
+        f: Callable[[], ArrayLike],
+        return_cost: Literal[False] = False,
+        var_list: Sequence[Variable] | None = None,
+    ) -> None: ...
+    @overload
     def minimize(
         self,
         f: Callable[[], ArrayLike],
         return_cost: bool = False,
         var_list: Sequence[Variable] | None = None,
-    ) -> Any:
+    ) -> Tensor | None: ...
+    def minimize(
+        self,
+        f: Callable[[], ArrayLike],
+        return_cost: bool = False,
+        var_list: Sequence[Variable] | None = None,
+    ) -> Tensor | None:
         """Compute gradients of `f` and apply them; return the cost (a Tensor) when asked.
 
         >>> import tfjs_grad as tf

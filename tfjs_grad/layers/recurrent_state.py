@@ -43,9 +43,9 @@ BATCH_SIZE_MESSAGE = (
 
 def state_sizes(state_size: Any) -> list[int]:
     """A cell's `stateSize` (one number, or one per state) as a list."""
-    return [int(s) for s in state_size] if isinstance(state_size, (list, tuple)) else [
-        int(state_size)
-    ]
+    return (
+        [int(s) for s in state_size] if isinstance(state_size, (list, tuple)) else [int(state_size)]
+    )
 
 
 class StatefulRecurrence:
@@ -75,9 +75,7 @@ class StatefulRecurrence:
         """Zeros (no `states`) or the given values as the states the next call starts from."""
         del training  # tfjs keeps the old states for backpropagation then; nothing to keep here
         if not self.stateful:
-            raise AttributeError(
-                "Cannot call resetStates() on an RNN Layer that is not stateful."
-            )
+            raise AttributeError("Cannot call resetStates() on an RNN Layer that is not stateful.")
         batch = self._state_batch
         if batch is None:
             raise ValueError(BATCH_SIZE_MESSAGE)

@@ -248,3 +248,66 @@ def test_rnn_without_a_cell_or_a_cell_without_state_size_fails_as_tfjs():
         tf.layers.rnn({})
     with pytest.raises(ValueError, match="should have an attribute `stateSize`"):
         tf.layers.rnn({"cell": tf.layers.dense({"units": 2})})
+
+
+def test_a_stateful_fit_needs_a_sample_count_divisible_by_the_batch_size_as_tfjs():
+    model = tf.sequential(
+        {"layers": [tf.layers.gru({"units": 2, "stateful": True, "batchInputShape": [2, 4, 3]})]}
+    )
+    model.compile({"optimizer": "sgd", "loss": "meanSquaredError"})
+    with pytest.raises(ValueError) as err:
+        model.fit(tf.zeros([5, 4, 3]), tf.zeros([5, 2]), {"batchSize": 2, "verbose": 0})
+    assert str(err.value) == FIXTURE["errors"]["fit_not_divisible"]
+    with pytest.raises(ValueError) as err:
+        model.predict(tf.zeros([5, 4, 3]))
+    expected = FIXTURE["errors"]["predict_wrong_batch"].replace("gru_GRU2", model.layers[0].name)
+    assert str(err.value) == expected
+
+
+# -- saved config and masks ----------------------------------------------------------------
+def test_an_rnn_over_stacked_cells_saves_the_config_tfjs_saves_and_loads_back():
+    model = tf.sequential(
+        {
+            "name": "named_model",
+            "layers": [
+                tf.layers.rnn(
+                    {
+                        "name": "named_rnn",
+                        "inputShape": [4, 3],
+                        "returnSequences": True,
+                        "cell": tf.layers.stackedRNNCells(
+                            {
+                                "name": "named_stack",
+                                "cells": [
+                                    tf.layers.lstmCell({"name": "named_lstm_cell", "units": 3}),
+                                    tf.layers.gruCell({"name": "named_gru_cell", "units": 2}),
+                                ],
+                            }
+                        ),
+                    }
+                )
+            ],
+        }
+    )
+    saved = model.toJSON(None, False)
+    assert saved["config"]["layers"][0] == FIXTURE["saved_config"]
+    loaded = tf.models.modelFromJSON(saved)
+    loaded.setWeights(model.getWeights())
+    x = tf.randomNormal([2, 4, 3], 0, 1, "float32", 1)
+    np.testing.assert_allclose(loaded.predict(x).arraySync(), model.predict(x).arraySync())
+
+
+def test_an_rnn_over_a_cell_skips_masked_steps_as_tfjs():
+    case = FIXTURE["masked"]
+    model = tf.sequential(
+        {
+            "layers": [
+                tf.layers.masking({"maskValue": 0, "inputShape": [4, 3]}),
+                tf.layers.rnn(
+                    {"cell": tf.layers.simpleRNNCell({"units": 2}), "returnSequences": True}
+                ),
+            ]
+        }
+    )
+    model.setWeights([tf.tensor(w["values"], w["shape"]) for w in case["weights"]])
+    close(model.predict(tf.tensor(case["x"]["values"], case["x"]["shape"])), case["prediction"])

@@ -81,6 +81,20 @@ async function main() {
       {units: 3})], goBackwards: true});
     const m2 = tf.sequential({layers: [tf.layers.inputLayer({inputShape: [4, 3]}), rnn2]});
     const weights2 = setDrawnWeights(m2);
+    // the saved config of a tf.layers.rnn over named stacked cells
+    const named = tf.sequential({name: 'named_model', layers: [tf.layers.rnn({
+      name: 'named_rnn', inputShape: [4, 3], returnSequences: true,
+      cell: tf.layers.stackedRNNCells({name: 'named_stack', cells: [
+        tf.layers.lstmCell({name: 'named_lstm_cell', units: 3}),
+        tf.layers.gruCell({name: 'named_gru_cell', units: 2})]})})]});
+    out.saved_config = named.toJSON(null, false).config.layers[0];
+    // a mask from a masking layer: masked steps keep the previous output and states
+    const masked = tf.sequential({layers: [
+      tf.layers.masking({maskValue: 0, inputShape: [4, 3]}),
+      tf.layers.rnn({cell: tf.layers.simpleRNNCell({units: 2}), returnSequences: true})]});
+    const maskedWeights = setDrawnWeights(masked);
+    const xm = x.mul(tf.tensor([1, 0, 1, 1, 1, 1, 0, 0], [2, 4, 1]));
+    out.masked = {weights: maskedWeights, x: enc(xm), prediction: enc(masked.predict(xm))};
     out.stacked = {weights, x: enc(x), output_shapes: outs.map((t) => t.shape), predictions,
                    weight_shapes: model.getWeights().map((w) => w.shape),
                    list_cells: {weights: weights2, prediction: enc(m2.predict(x)),
@@ -143,6 +157,15 @@ async function main() {
     tf.sequential({layers: [l]});
     l.resetStates([tf.zeros([3, 2])]);
   } catch (e) { errors.bad_state_shape = e.message; }
+  {
+    const m = tf.sequential({layers: [
+      tf.layers.gru({units: 2, stateful: true, batchInputShape: [2, 4, 3]})]});
+    m.compile({optimizer: 'sgd', loss: 'meanSquaredError'});
+    try {
+      await m.fit(tf.zeros([5, 4, 3]), tf.zeros([5, 2]), {batchSize: 2, verbose: 0});
+    } catch (e) { errors.fit_not_divisible = e.message; }
+    try { m.predict(tf.zeros([5, 4, 3])); } catch (e) { errors.predict_wrong_batch = e.message; }
+  }
   out.errors = errors;
 
   fs.writeFileSync(path.join(__dirname, 'rnn_state.json'), JSON.stringify(out, null, 0) + '\n');

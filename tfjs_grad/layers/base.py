@@ -88,6 +88,19 @@ def _call_style(call: Callable[..., Any]) -> tuple[str, bool]:
     return "inputs", False
 
 
+def deserialize_layer(layer: Any, what: str) -> Layer:
+    """A Layer as given, or made from its saved `{class_name, config}` (`what` names the
+    argument in the error)."""
+    if isinstance(layer, Layer):
+        return layer
+    if isinstance(layer, Mapping) and "class_name" in layer:
+        cls = registered_class(layer["class_name"])
+        if cls is None:
+            raise ValueError(f"Unknown layer: {layer['class_name']}")
+        return cls.from_config(layer.get("config") or {})
+    raise ValueError(f"{what} must be a Layer, got {type(layer).__name__}")
+
+
 def unique_layer_name(class_name: str) -> str:
     """tfjs's auto name: `<snake_case class>_<Class><n>`, one counter per class."""
     _class_counts[class_name] += 1
@@ -560,6 +573,15 @@ class Layer:
                 raise ValueError(
                     f"Input {index} is incompatible with layer {self.name}: expected ndim="
                     f"{ndim}, found ndim={rank}"
+                )
+            expected = spec.get("shape")
+            if expected is not None and any(
+                e is not None and d is not None and e != d for e, d in zip(expected, shape)
+            ):
+                raise ValueError(
+                    f"Input {index} is incompatible with layer {self.name}: expected shape="
+                    f"{','.join('' if e is None else str(e) for e in expected)}, found shape="
+                    f"{','.join(str(d) for d in shape)}."
                 )
             if spec.get("minNDim") is not None and rank < spec["minNDim"]:
                 raise ValueError(

@@ -56,6 +56,7 @@ class StatefulRecurrence:
     """
 
     name: str
+    inputSpec: Any
     stateful: bool
     returnSequences: bool
     returnState: bool
@@ -69,6 +70,7 @@ class StatefulRecurrence:
         """At build: a stateful layer remembers its batch size and starts from zeros."""
         if self.stateful:
             self._state_batch = input_shape[0]
+            self.inputSpec = [{"shape": [input_shape[0], None, *input_shape[2:]]}]
             self.resetStates()
 
     def resetStates(self, states: Any = None, training: bool = False) -> None:  # noqa: N802

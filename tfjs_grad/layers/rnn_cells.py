@@ -27,7 +27,7 @@ import jax.numpy as jnp
 
 from .. import _store
 from .._config import REQUIRED
-from .base import Layer
+from .base import Layer, deserialize_layer
 from .recurrent import GRU, LSTM, SimpleRNN
 from .recurrent_state import StatefulRecurrence, state_sizes
 
@@ -173,7 +173,9 @@ class StackedRNNCells(_CellOwner):
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         super().__init__(config, **kwargs)
-        self.cells: list[Layer] = list(self._args["cells"])
+        self.cells: list[Layer] = [
+            deserialize_layer(cell, "A cell of stackedRNNCells") for cell in self._args["cells"]
+        ]
 
     def owned_cells(self) -> list[Layer]:
         return self.cells
@@ -243,6 +245,8 @@ class RNN(StatefulRecurrence, _CellOwner):
             raise ValueError("cell property is missing for the constructor of RNN.")
         if isinstance(cell, (list, tuple)):
             cell = StackedRNNCells({"cells": list(cell)})
+        elif isinstance(cell, Mapping):
+            cell = deserialize_layer(cell, "The cell of an RNN")
         if getattr(cell, "stateSize", None) is None:
             raise ValueError(
                 "The RNN cell should have an attribute `stateSize` (tuple of integers, one "

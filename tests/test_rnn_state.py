@@ -289,6 +289,10 @@ def test_an_rnn_over_stacked_cells_saves_the_config_tfjs_saves_and_loads_back():
             ],
         }
     )
+    assert [w.name for w in model.weights] == FIXTURE["weight_names"]["stacked"]
+    single = tf.layers.rnn({"name": "single_rnn", "cell": tf.layers.gruCell({"units": 2})})
+    single.apply(tf.input({"shape": [4, 3]}))
+    assert [w.name for w in single.weights] == FIXTURE["weight_names"]["single"]
     saved = model.toJSON(None, False)
     assert saved["config"]["layers"][0] == FIXTURE["saved_config"]
     loaded = tf.models.modelFromJSON(saved)

@@ -88,6 +88,10 @@ async function main() {
         tf.layers.lstmCell({name: 'named_lstm_cell', units: 3}),
         tf.layers.gruCell({name: 'named_gru_cell', units: 2})]})})]});
     out.saved_config = named.toJSON(null, false).config.layers[0];
+    const single = tf.layers.rnn({name: 'single_rnn', cell: tf.layers.gruCell({units: 2})});
+    single.apply(tf.input({shape: [4, 3]}));
+    out.weight_names = {stacked: named.weights.map((w) => w.name),
+                        single: single.weights.map((w) => w.name)};
     // a mask from a masking layer: masked steps keep the previous output and states
     const masked = tf.sequential({layers: [
       tf.layers.masking({maskValue: 0, inputShape: [4, 3]}),

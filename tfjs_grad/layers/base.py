@@ -330,6 +330,11 @@ class Layer:
         # nameScope): `time_distributed/kernel`, `bidirectional/forward_lstm/kernel`.
         self._weight_scope: str | None = None
 
+    def scope_weights(self, scope: str | None) -> None:
+        """Name the weights this layer makes `<scope>/<name>` (a layer built by another,
+        as under tfjs's nameScope: a wrapper's or an RNN's cell)."""
+        self._weight_scope = scope
+
     # -- names and config ------------------------------------------------------------
     def getClassName(self) -> str:
         return self.className

@@ -190,7 +190,8 @@ class StackedRNNCells(_CellOwner):
         if input_shape and isinstance(input_shape[0], (list, tuple)):
             input_shape = input_shape[0]
         shape = list(input_shape)
-        for cell in self.cells:
+        for index, cell in enumerate(self.cells):  # tfjs names their weights RNNCell_<i>
+            cell.scope_weights(f"{self._weight_scope or self.name}/RNNCell_{index}")
             _build_cell(cell, shape)
             shape = [shape[0], _first_state_size(cell)]
         self.built = True
@@ -277,6 +278,7 @@ class RNN(StatefulRecurrence, _CellOwner):
     def build(self, input_shape: Any) -> None:
         if input_shape and isinstance(input_shape[0], (list, tuple)):
             input_shape = input_shape[0]
+        self.cell.scope_weights(self._weight_scope or self.name)
         _build_cell(self.cell, [input_shape[0], *input_shape[2:]])
         self.built = True
         self.build_states(input_shape)

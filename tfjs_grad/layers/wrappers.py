@@ -85,7 +85,7 @@ class TimeDistributed(_Wrapper):
                 "TimeDistributed layer expects an input shape >= 3D, but received input shape "
                 f"{list(input_shape)}"
             )
-        self.layer._weight_scope = self.name
+        self.layer.scope_weights(self.name)
         self.layer._maybe_build([input_shape[0], *input_shape[2:]])
         self.built = True
 
@@ -143,7 +143,7 @@ class Bidirectional(_Wrapper):
 
     def build(self, input_shape: Any) -> None:
         for inner in self._inner():
-            inner._weight_scope = f"{self.name}/{inner.name}"
+            inner.scope_weights(f"{self.name}/{inner.name}")
             inner._maybe_build(input_shape)
         self.built = True
 

@@ -178,6 +178,9 @@ def test_a_custom_cell_in_rnn_predicts_and_fits_as_tfjs():
     seq.setWeights([tf.tensor(w["values"], w["shape"]) for w in case["weights"][:2]])
     for out, expected in zip(seq.apply(x), case["sequences"]):
         close(out, expected)
+    h0 = tf.tensor(case["initial_state"]["values"], case["initial_state"]["shape"])
+    for out, expected in zip(seq.apply(x, {"initialState": [h0]}), case["from_initial_state"]):
+        close(out, expected)
 
     model.compile({"optimizer": tf.train.sgd(0.2), "loss": "meanSquaredError"})
     history = model.fit(x, y, {"epochs": 3, "batchSize": 4, "shuffle": False, "verbose": 0})

@@ -140,10 +140,13 @@ async function main() {
     const seqOut = seq.apply(x);
     seq.setWeights(weights.slice(0, 2).map((w) => tf.tensor(w.values, w.shape)));
     const seqOut2 = seq.apply(x);
+    const h0 = draw([8, 3]);
+    const fromH0 = seq.apply(x, {initialState: [h0]});
     model.compile({optimizer: tf.train.sgd(0.2), loss: 'meanSquaredError'});
     const h = await model.fit(x, y, {epochs: 3, batchSize: 4, shuffle: false, ...silent});
     out.custom_cell = {weights, x: enc(x), y: enc(y), prediction,
-                       sequences: seqOut2.map(enc), history: h.history,
+                       sequences: seqOut2.map(enc), initial_state: enc(h0),
+                       from_initial_state: fromH0.map(enc), history: h.history,
                        final_weights: model.getWeights().map(enc)};
     tf.dispose(seqOut);
   }

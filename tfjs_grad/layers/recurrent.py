@@ -122,35 +122,6 @@ class _RNN(StatefulRecurrence, Layer):
 
     computeOutputShape = compute_output_shape
 
-    def apply(
-        self,
-        inputs: Any,
-        kwargs: Mapping[str, Any] | None = None,
-        *,
-        training: Any = None,
-        initialState: Any = None,
-        initial_state: Any = None,
-    ) -> Any:
-        """As `Layer.apply`, plus `initialState` (one array or symbolic tensor per state:
-        `[h]`, LSTM `[h, c]`), which become further inputs of the call, as in tfjs."""
-        options = dict(kwargs or {})
-        state = initialState if initialState is not None else initial_state
-        for key in ("initialState", "initial_state"):
-            if key in options:
-                state = options.pop(key)
-        if state is not None:
-            states = list(state) if isinstance(state, (list, tuple)) else [state]
-            if len(states) != len(self._initial_states(1, jnp.float32)):
-                raise ValueError(
-                    f"An initialState was passed that is not compatible with cell.stateSize. "
-                    f"Received stateSpec of length {len(states)}; expected "
-                    f"{len(self._initial_states(1, jnp.float32))}."
-                )
-            inputs = [inputs, *states]
-        return super().apply(inputs, options, training=training)
-
-    __call__ = apply
-
     def build(self, input_shape: Any) -> None:
         if input_shape and isinstance(input_shape[0], (list, tuple)):
             input_shape = input_shape[0]  # [x, *initial states]

@@ -22,7 +22,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jax.numpy as jnp
@@ -65,6 +65,35 @@ class StatefulRecurrence:
 
     def state_size_list(self) -> list[int]:
         raise NotImplementedError
+
+    def apply(
+        self,
+        inputs: Any,
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        training: Any = None,
+        initialState: Any = None,
+        initial_state: Any = None,
+    ) -> Any:
+        """As `Layer.apply`, plus `initialState` (one array or symbolic tensor per state:
+        `[h]`, LSTM `[h, c]`), which become further inputs of the call, as in tfjs."""
+        options = dict(kwargs or {})
+        state = initialState if initialState is not None else initial_state
+        for key in ("initialState", "initial_state"):
+            if key in options:
+                state = options.pop(key)
+        if state is not None:
+            states = list(state) if isinstance(state, (list, tuple)) else [state]
+            if len(states) != len(self.state_size_list()):
+                raise ValueError(
+                    f"An initialState was passed that is not compatible with cell.stateSize. "
+                    f"Received stateSpec of length {len(states)}; expected "
+                    f"{len(self.state_size_list())}."
+                )
+            inputs = [inputs, *states]
+        return super().apply(inputs, options, training=training)  # type: ignore[misc]
+
+    __call__ = apply
 
     def build_states(self, input_shape: Sequence[Any]) -> None:
         """At build: a stateful layer remembers its batch size and starts from zeros."""

@@ -318,3 +318,32 @@ def test_an_rnn_over_a_cell_skips_masked_steps_as_tfjs():
     )
     model.setWeights([tf.tensor(w["values"], w["shape"]) for w in case["weights"]])
     close(model.predict(tf.tensor(case["x"]["values"], case["x"]["shape"])), case["prediction"])
+
+
+def test_a_cell_written_with_jnp_and_keras_state_size_runs_in_rnn_like_lax_scan():
+    class LeakyCell(tf.layers.Layer):
+        state_size = 2
+
+        def build(self, input_shape):
+            self.k = self.add_weight("k", [input_shape[-1], 2], initializer="glorotUniform")
+
+        def call(self, inputs, training=False):
+            x, h = inputs
+            out = jnp.tanh(jnp.asarray(x) @ self.k.value + 0.5 * jnp.asarray(h))
+            return [out, out]
+
+    x = jnp.asarray(np.random.default_rng(1).normal(size=(3, 5, 4)), jnp.float32)
+    rnn = tf.layers.rnn({"cell": LeakyCell(), "returnSequences": True})
+    got = rnn.apply(x)
+    k = rnn.weights[0].value
+
+    @jax.jit
+    def expected(x):
+        def step(h, x_t):
+            h = jnp.tanh(x_t @ k + 0.5 * h)
+            return h, h
+
+        _, hs = jax.lax.scan(step, jnp.zeros((3, 2)), jnp.swapaxes(x, 0, 1))
+        return jnp.swapaxes(hs, 0, 1)
+
+    np.testing.assert_allclose(np.asarray(got.arraySync()), expected(x), **TOL)

@@ -129,8 +129,14 @@ def _call_cell(cell: Layer, inputs: list[Any], training: bool) -> list[Any]:
     return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
+def cell_state_size(cell: Any) -> Any:
+    """A cell's `stateSize` (tfjs's name) or `state_size` (Keras's); None without one."""
+    size = getattr(cell, "stateSize", None)
+    return getattr(cell, "state_size", None) if size is None else size
+
+
 def _first_state_size(cell: Layer) -> int:
-    return state_sizes(getattr(cell, "stateSize", None))[0]
+    return state_sizes(cell_state_size(cell))[0]
 
 
 class _CellOwner(Layer):
@@ -182,7 +188,7 @@ class StackedRNNCells(_CellOwner):
 
     @property
     def stateSize(self) -> list[int]:  # noqa: N802 (tfjs's name)
-        return [s for cell in reversed(self.cells) for s in state_sizes(cell.stateSize)]  # type: ignore[attr-defined]
+        return [s for cell in reversed(self.cells) for s in state_sizes(cell_state_size(cell))]
 
     state_size = stateSize
 
@@ -200,7 +206,7 @@ class StackedRNNCells(_CellOwner):
         x, states = inputs[0], list(inputs[1:])
         nested = []
         for cell in reversed(self.cells):
-            count = len(state_sizes(cell.stateSize))  # type: ignore[attr-defined]
+            count = len(state_sizes(cell_state_size(cell)))
             nested.append(states[:count])
             states = states[count:]
         nested.reverse()
@@ -248,7 +254,7 @@ class RNN(StatefulRecurrence, _CellOwner):
             cell = StackedRNNCells({"cells": list(cell)})
         elif isinstance(cell, Mapping):
             cell = deserialize_layer(cell, "The cell of an RNN")
-        if getattr(cell, "stateSize", None) is None:
+        if cell_state_size(cell) is None:
             raise ValueError(
                 "The RNN cell should have an attribute `stateSize` (tuple of integers, one "
                 "integer per RNN state)."
@@ -268,7 +274,7 @@ class RNN(StatefulRecurrence, _CellOwner):
         return [self.cell]
 
     def state_size_list(self) -> list[int]:
-        return state_sizes(self.cell.stateSize)  # type: ignore[attr-defined]
+        return state_sizes(cell_state_size(self.cell))
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         return self.recurrent_output_shape(input_shape)

@@ -101,6 +101,19 @@ def takes_config(init: Callable[..., Any]) -> bool:
     return any(p.kind in kinds for p in params)
 
 
+def deserialize_layer(layer: Any, what: str) -> Layer:
+    """A Layer as given, or made from its saved `{class_name, config}` (`what` names the
+    argument in the error)."""
+    if isinstance(layer, Layer):
+        return layer
+    if isinstance(layer, Mapping) and "class_name" in layer:
+        cls = registered_class(layer["class_name"])
+        if cls is None:
+            raise ValueError(f"Unknown layer: {layer['class_name']}")
+        return cls.from_config(layer.get("config") or {})
+    raise ValueError(f"{what} must be a Layer, got {type(layer).__name__}")
+
+
 def unique_layer_name(class_name: str) -> str:
     """tfjs's auto name: `<snake_case class>_<Class><n>`, one counter per class."""
     _class_counts[class_name] += 1
@@ -354,6 +367,11 @@ class Layer:
         self._weight_scope: str | None = None
         self._callHook: Callable[[Any, Any], None] | None = None
 
+    def scope_weights(self, scope: str | None) -> None:
+        """Name the weights this layer makes `<scope>/<name>` (a layer built by another,
+        as under tfjs's nameScope: a wrapper's or an RNN's cell)."""
+        self._weight_scope = scope
+
     # -- names and config ------------------------------------------------------------
     def getClassName(self) -> str:
         return self.className
@@ -599,6 +617,15 @@ class Layer:
                 raise ValueError(
                     f"Input {index} is incompatible with layer {self.name}: expected ndim="
                     f"{ndim}, found ndim={rank}"
+                )
+            expected = spec.get("shape")
+            if expected is not None and any(
+                e is not None and d is not None and e != d for e, d in zip(expected, shape)
+            ):
+                raise ValueError(
+                    f"Input {index} is incompatible with layer {self.name}: expected shape="
+                    f"{','.join('' if e is None else str(e) for e in expected)}, found shape="
+                    f"{','.join(str(d) for d in shape)}."
                 )
             if spec.get("minNDim") is not None and rank < spec["minNDim"]:
                 raise ValueError(

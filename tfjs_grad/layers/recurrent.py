@@ -33,6 +33,7 @@ from .. import regularizers as _regularizers
 from .._config import REQUIRED
 from . import activations
 from .base import Layer, js_shape, positive_integer
+from .recurrent_state import StatefulRecurrence
 
 
 class _UnitForgetBias(_initializers.Initializer):
@@ -49,7 +50,7 @@ class _UnitForgetBias(_initializers.Initializer):
         return jnp.concatenate([self.base.apply([u]), jnp.ones((u,)), self.base.apply([2 * u])])
 
 
-class _RNN(Layer):
+class _RNN(StatefulRecurrence, Layer):
     gates: ClassVar[int] = 1
     _SUPPORTS_MASKING = True
     _USES_MASK = True
@@ -82,8 +83,6 @@ class _RNN(Layer):
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         super().__init__(config, **kwargs)
         a = self._args
-        if a["stateful"]:
-            raise NotImplementedError("stateful RNN layers are not supported by tfjs_grad")
         if a["cell"] is not None:
             raise NotImplementedError("tf.layers.rnn with a custom cell is not supported")
         self.units = positive_integer(a["units"], "units")
@@ -104,7 +103,7 @@ class _RNN(Layer):
         self.returnSequences = bool(a["returnSequences"])
         self.returnState = bool(a["returnState"])
         self.goBackwards = bool(a["goBackwards"])
-        self.stateful = False
+        self.stateful = bool(a["stateful"])
         self.unroll = bool(a["unroll"])
         if self.batchInputShape is None and a["inputDim"] is not None:
             self.batchInputShape = [None, a["inputLength"], a["inputDim"]]
@@ -115,34 +114,13 @@ class _RNN(Layer):
     def _bias_initializer(self) -> _initializers.Initializer:
         return self.biasInitializer
 
-    def apply(
-        self,
-        inputs: Any,
-        kwargs: Mapping[str, Any] | None = None,
-        *,
-        training: Any = None,
-        initialState: Any = None,
-        initial_state: Any = None,
-    ) -> Any:
-        """As `Layer.apply`, plus `initialState` (one array or symbolic tensor per state:
-        `[h]`, LSTM `[h, c]`), which become further inputs of the call, as in tfjs."""
-        options = dict(kwargs or {})
-        state = initialState if initialState is not None else initial_state
-        for key in ("initialState", "initial_state"):
-            if key in options:
-                state = options.pop(key)
-        if state is not None:
-            states = list(state) if isinstance(state, (list, tuple)) else [state]
-            if len(states) != len(self._initial_states(1, jnp.float32)):
-                raise ValueError(
-                    f"An initialState was passed that is not compatible with cell.stateSize. "
-                    f"Received stateSpec of length {len(states)}; expected "
-                    f"{len(self._initial_states(1, jnp.float32))}."
-                )
-            inputs = [inputs, *states]
-        return super().apply(inputs, options, training=training)
+    def state_size_list(self) -> list[int]:
+        return [self.units] * len(self._initial_states(1, jnp.float32))
 
-    __call__ = apply
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return self.recurrent_output_shape(input_shape)
+
+    computeOutputShape = compute_output_shape
 
     def build(self, input_shape: Any) -> None:
         if input_shape and isinstance(input_shape[0], (list, tuple)):
@@ -171,6 +149,7 @@ class _RNN(Layer):
                 constraint=self.biasConstraint,
             )
         self.built = True
+        self.build_states(input_shape)
 
     def _initial_states(self, batch: int, dtype: Any) -> tuple[Any, ...]:
         return (jnp.zeros((batch, self.units), dtype),)
@@ -256,13 +235,16 @@ class _RNN(Layer):
             kept = tuple(n * m_t + s * (1 - m_t) for n, s in zip(new, states))
             return kept, kept[0]
 
-        start = tuple(jnp.asarray(h, proj.dtype) for h in given) or self._initial_states(
-            batch, proj.dtype
+        start = (
+            tuple(jnp.asarray(h, proj.dtype) for h in given)
+            or self.carried_states()
+            or self._initial_states(batch, proj.dtype)
         )
         if step_masks is None:
             final, outputs = jax.lax.scan(body, start, steps)
         else:
             final, outputs = jax.lax.scan(masked_body, start, (steps, step_masks))
+        self.keep_states(final)
         output = jnp.swapaxes(outputs, 0, 1) if self.returnSequences else final[0]
         if self.returnState:
             return [output, *final]

@@ -21,19 +21,8 @@ import jax.numpy as jnp
 
 from .._config import REQUIRED
 from ..variables import Variable
-from .base import Layer, registered_class
+from .base import Layer, deserialize_layer
 from .recurrent import LSTM
-
-
-def _deserialize(layer: Any) -> Layer:
-    if isinstance(layer, Layer):
-        return layer
-    if isinstance(layer, Mapping) and "class_name" in layer:
-        cls = registered_class(layer["class_name"])
-        if cls is None:
-            raise ValueError(f"Unknown layer: {layer['class_name']}")
-        return cls.from_config(layer.get("config") or {})
-    raise ValueError(f"The layer of a wrapper must be a Layer, got {type(layer).__name__}")
 
 
 class _Wrapper(Layer):
@@ -41,7 +30,7 @@ class _Wrapper(Layer):
 
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         super().__init__(config, **kwargs)
-        self.layer = _deserialize(self._args["layer"])
+        self.layer = deserialize_layer(self._args["layer"], "The layer of a wrapper")
         if self.batchInputShape is None and self.layer.batchInputShape is not None:
             self.batchInputShape = list(self.layer.batchInputShape)
             self.dtype = self.layer.dtype
@@ -96,7 +85,7 @@ class TimeDistributed(_Wrapper):
                 "TimeDistributed layer expects an input shape >= 3D, but received input shape "
                 f"{list(input_shape)}"
             )
-        self.layer._weight_scope = self.name
+        self.layer.scope_weights(self.name)
         self.layer._maybe_build([input_shape[0], *input_shape[2:]])
         self.built = True
 
@@ -154,7 +143,7 @@ class Bidirectional(_Wrapper):
 
     def build(self, input_shape: Any) -> None:
         for inner in self._inner():
-            inner._weight_scope = f"{self.name}/{inner.name}"
+            inner.scope_weights(f"{self.name}/{inner.name}")
             inner._maybe_build(input_shape)
         self.built = True
 

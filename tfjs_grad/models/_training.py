@@ -746,6 +746,12 @@ class Trainable:
         if config.get("stepsPerEpoch") is not None:
             raise NotImplementedError("stepsPerEpoch mode is not implemented yet.")
         xs, ys = self._standardize_xy(x, y)
+        if getattr(self, "stateful", False) and xs[0].shape[0] % batch_size:
+            raise ValueError(
+                "In a stateful network, you should only pass inputs with a number of samples "
+                f"that is divisible by the batch size {batch_size}. Found: {xs[0].shape[0]} "
+                "sample(s)."
+            )
         weights = None
         if config.get("classWeight") is not None:
             names = [name for name, _ in self._output_specs()] or ["output"]

@@ -295,6 +295,19 @@ class LayersModel(Trainable, Layer, _Awaitable):
         for layer in self.layers:
             layer.apply_constraints()
 
+    @property
+    def stateful(self) -> bool:
+        """Whether a layer of the model is stateful (a `stateful` RNN)."""
+        return any(getattr(layer, "stateful", False) for layer in self.layers)
+
+    def resetStates(self) -> None:  # noqa: N802 (tfjs's name)
+        """Zero the states of the model's stateful layers (tfjs's `model.resetStates()`)."""
+        for layer in self.layers:
+            if getattr(layer, "stateful", False):
+                layer.resetStates()  # type: ignore[attr-defined]
+
+    reset_states = resetStates
+
     def build(self, input_shape: Any) -> None:
         self.built = True
 

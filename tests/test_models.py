@@ -71,18 +71,19 @@ def test_results_are_tensors():
 
 
 def test_sequential_add_and_names():
+    # weight names are unique per process (as in tfjs): names no other test uses
     model = tf.sequential()
-    model.add(tf.layers.dense(units=2, inputShape=[3], name="first"))
-    model.add(tf.layers.dense(units=1, name="second"))
-    assert [la.name for la in model.layers] == ["first", "second"]
-    assert model.inputs[0].sourceLayer.name == "first_input"
+    model.add(tf.layers.dense(units=2, inputShape=[3], name="names_first"))
+    model.add(tf.layers.dense(units=1, name="names_second"))
+    assert [la.name for la in model.layers] == ["names_first", "names_second"]
+    assert model.inputs[0].sourceLayer.name == "names_first_input"
     assert [w.name for w in model.weights] == [
-        "first/kernel",
-        "first/bias",
-        "second/kernel",
-        "second/bias",
+        "names_first/kernel",
+        "names_first/bias",
+        "names_second/kernel",
+        "names_second/bias",
     ]
-    assert model.getLayer("second") is model.layers[1]
+    assert model.getLayer("names_second") is model.layers[1]
     assert model.getLayer(index=0) is model.layers[0]
     assert model.layers[1].outputShape == [None, 1]
     assert model.countParams() == 3 * 2 + 2 + 2 + 1

@@ -287,6 +287,18 @@ def _annotated() -> dict[str, tuple[Any, Any]]:
     return found
 
 
+def test_every_documented_function_announces_its_return_type():
+    unannotated = []
+    seen: set[int] = set()
+    for name in sorted(mentioned_names() - set(TFJS_ONLY)):
+        fn = resolve(name)
+        if callable(fn) and not isinstance(fn, type) and id(fn) not in seen:
+            seen.add(id(fn))
+            if "return" not in typing.get_type_hints(fn):
+                unannotated.append(name)
+    assert not unannotated, f"no return annotation: {unannotated}"
+
+
 def test_every_annotated_name_returns_its_annotated_type(tmp_path):
     samples = {**_op_samples(), **_layer_samples()}
     samples.update({id(resolve(n)): make for n, make in _other_samples(tmp_path).items()})

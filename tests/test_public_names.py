@@ -27,7 +27,19 @@ import tfjs_grad as tf
 from tfjs_grad.ops.asynchronous import Resolved
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMESPACES = ("layers", "train", "losses", "data", "callbacks")
+NAMESPACES = (
+    "layers",
+    "train",
+    "losses",
+    "data",
+    "callbacks",
+    "io",
+    "util",
+    "node",
+    "browser",
+    "models",
+    "serialization",
+)
 OP_FIXTURES = ("ops.json", "ops2_math.json", "ops2_nn.json", "ops2_shapes.json")
 
 # Names the README mentions in its tfjs column that tfjs_grad spells differently there.
@@ -181,6 +193,11 @@ def _other_samples(tmp: Path) -> dict[str, Callable[[], Any]]:
         "util.shuffle": _calls("util.shuffle", [1, 2, 3]),
         "browser.fromPixels": _calls("browser.fromPixels", np.zeros((2, 2, 4), np.uint8)),
         "serialization.registerClass": _calls("serialization.registerClass", tf.layers.Dense),
+        "models.save_model": lambda: tf.models.save_model(
+            _saved_model(tmp / "s"), f"file://{tmp / 's2'}"
+        ),
+        "node.summaryFileWriter": _calls("node.summaryFileWriter", str(tmp / "sw")),
+        "util.assert_": _calls("util.assert_", True, "holds"),
         "node.tensorBoard": _calls("node.tensorBoard", str(tmp / "tb")),
         "callbacks.csvLogger": _calls("callbacks.csvLogger", str(tmp / "log.csv")),
         "callbacks.modelCheckpoint": _calls("callbacks.modelCheckpoint", str(tmp / "best")),
@@ -215,7 +232,7 @@ def _other_samples(tmp: Path) -> dict[str, Callable[[], Any]]:
         "util.arraysEqual": _calls("util.arraysEqual", [1, 2], [1, 2]),
         "util.now": _calls("util.now"),
         "util.encodeString": _calls("util.encodeString", "ab"),
-        "util.decodeString": _calls("util.decodeString", b"ab"),
+        "util.decodeString": lambda: tf.util.decodeString(tf.util.encodeString("ab")),
         "tidy": _calls("tidy", lambda: _x().square()),
         "keep": lambda: tf.keep(_x()),
         "sequential": _calls("sequential"),

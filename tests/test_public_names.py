@@ -2,11 +2,12 @@
 
 The names come from README.md's tables (backticked `tf.<name>` and `tf.<ns>.<name>`),
 tests/reference/OPS2.md's op tables, the 88 OPS.md ops that tests/reference/ops.json
-records, and the public names of `tf.layers`, `tf.train`, `tf.losses`, `tf.data` and
-`tf.callbacks`. Each callable with a return annotation is called on a sample (ops on
-their first tfjs fixture case, layer factories on their tests/reference/layers.json
-config, the rest from SAMPLES below) and its result checked against
-`typing.get_type_hints`' return type.
+records, and the public names (`__all__`) of the NAMESPACES below. Each function must
+announce a return type; each is called on a sample (ops on their first tfjs fixture case,
+traced by jax.make_jaxpr rather than compiled, layer factories on their
+tests/reference/layers.json config, the rest as `_other_samples` calls them) and its result
+checked against `typing.get_type_hints`' return type (classes, unions, None, `list[...]`,
+`dict[...]`, what an awaitable gives). NOT_SAMPLED names the few left out, with the reason.
 """
 
 from __future__ import annotations

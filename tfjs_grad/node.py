@@ -156,7 +156,9 @@ class TensorBoardCallback(CustomCallback):
                 self._train.scalar(prefix + key, value, step)
 
 
-def tensor_board(logdir: str = "./logs", args: Mapping[str, Any] | None = None) -> Any:
+def tensor_board(
+    logdir: str = "./logs", args: Mapping[str, Any] | None = None
+) -> TensorBoardCallback:
     """`tf.node.tensorBoard(logdir, {updateFreq: 'epoch' | 'batch'})`: a fit callback that
     writes TensorBoard logs (view them with `tensorboard --logdir <logdir>`).
 

@@ -968,6 +968,7 @@ def layer_factory(cls: type[L]) -> Callable[..., L]:
         return cls(config, **kwargs)
 
     make.__name__ = cls.__name__[:1].lower() + cls.__name__[1:]
+    make.__annotations__ = {**make.__annotations__, "return": cls}  # help() names the class
     make.__doc__ = factory_doc(cls, make.__name__)
     return make
 

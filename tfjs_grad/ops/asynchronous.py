@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._scope import track
+from .._tensor import Tensor
 from .._tensors import BOOL, INT, NUMERIC, ArrayLike, op
 from . import _js
 
@@ -67,7 +68,7 @@ def resolved(value: Any) -> Resolved[Any]:
 
 
 @op("whereAsync", eager_only=True, condition=BOOL)
-def where_async(condition: ArrayLike) -> Resolved[jax.Array]:
+def where_async(condition: ArrayLike) -> Resolved[Tensor]:
     """An awaitable of the int32 coordinates `[n, rank]` of the true entries of a bool
     tensor, in row-major order, like `tf.whereAsync`.
 
@@ -83,7 +84,7 @@ def where_async(condition: ArrayLike) -> Resolved[jax.Array]:
 
 
 @op("setdiff1dAsync", eager_only=True, x=NUMERIC, y=NUMERIC)
-def setdiff1d_async(x: ArrayLike, y: ArrayLike) -> Resolved[list[jax.Array]]:
+def setdiff1d_async(x: ArrayLike, y: ArrayLike) -> Resolved[list[Tensor]]:
     """An awaitable of `[values, indices]`: the entries of vector x that are not in vector y,
     in x's order with duplicates kept, and their int32 positions in x, like
     `tf.setdiff1dAsync`.
@@ -111,7 +112,7 @@ def setdiff1d_async(x: ArrayLike, y: ArrayLike) -> Resolved[list[jax.Array]]:
 @op("booleanMaskAsync", eager_only=True, tensor=NUMERIC, mask=BOOL)
 def boolean_mask_async(
     tensor: ArrayLike, mask: ArrayLike, axis: int | None = None
-) -> Resolved[jax.Array]:
+) -> Resolved[Tensor]:
     """An awaitable of the slices of `tensor` where the bool `mask` is true; the mask covers
     the axes from `axis` (default 0) on, like `tf.booleanMaskAsync`.
 
@@ -137,7 +138,7 @@ def boolean_mask_async(
 
 
 @op("inTopKAsync", eager_only=True, predictions=NUMERIC, targets=INT)
-def in_top_k_async(predictions: ArrayLike, targets: ArrayLike, k: int = 1) -> Resolved[jax.Array]:
+def in_top_k_async(predictions: ArrayLike, targets: ArrayLike, k: int = 1) -> Resolved[Tensor]:
     """An awaitable of bools, one per row of `predictions`: whether the int32 target's
     entry is among the row's k largest (ties: the lower index ranks first), like
     `tf.inTopKAsync`.

@@ -52,7 +52,7 @@ def ragged_gather(
     params_dense_values: ArrayLike,
     indices: ArrayLike,
     output_ragged_rank: int,
-):
+) -> Any:  # a RaggedGather
     """The rows of a ragged tensor picked by indices, like `tf.raggedGather`.
 
     Args:
@@ -97,7 +97,7 @@ def ragged_gather(
 
 
 @op("raggedRange")
-def ragged_range(starts: ArrayLike, limits: ArrayLike, deltas: ArrayLike):
+def ragged_range(starts: ArrayLike, limits: ArrayLike, deltas: ArrayLike) -> Any:  # a RaggedRange
     """One range per row, `range(starts[i], limits[i], deltas[i])`, as a ragged tensor, like
     `tf.raggedRange`. Scalars broadcast; limits and deltas are parsed as starts' dtype.
 

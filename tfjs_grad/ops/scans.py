@@ -153,7 +153,9 @@ def _scan(x: jax.Array, axis: int, exclusive: bool, reverse: bool, product: bool
 
 
 @op("cumsum", x=NUMERIC)
-def cumsum(x: ArrayLike, axis: int = 0, exclusive: bool = False, reverse: bool = False):
+def cumsum(
+    x: ArrayLike, axis: int = 0, exclusive: bool = False, reverse: bool = False
+) -> jax.Array:
     """The running sum along axis (**0 by default**), like `tf.cumsum`; keeps int32.
 
     exclusive: each value leaves itself out (the first is 0); reverse: sums from the end.
@@ -166,7 +168,9 @@ def cumsum(x: ArrayLike, axis: int = 0, exclusive: bool = False, reverse: bool =
 
 
 @op("cumprod", x=NUMERIC)
-def cumprod(x: ArrayLike, axis: int = 0, exclusive: bool = False, reverse: bool = False):
+def cumprod(
+    x: ArrayLike, axis: int = 0, exclusive: bool = False, reverse: bool = False
+) -> jax.Array:
     """The running product along axis (**0 by default**), like `tf.cumprod`; keeps int32.
 
     exclusive: each value leaves itself out (the first is 1); reverse: from the end. The

@@ -51,7 +51,7 @@ def _rank(argument: str, value: Any, rank: int, sep: str = " ") -> None:
 @op("sparseFillEmptyRows", values=NUMERIC, default_value=NUMERIC)
 def sparse_fill_empty_rows(
     indices: ArrayLike, values: ArrayLike, dense_shape: ArrayLike, default_value: ArrayLike
-):
+) -> Any:  # a SparseFillEmptyRows
     """Give every empty row of a sparse tensor one entry `[row, 0, ...]` of default_value,
     like `tf.sparse.sparseFillEmptyRows`.
 
@@ -103,7 +103,9 @@ def sparse_fill_empty_rows(
 
 
 @op("sparseReshape")
-def sparse_reshape(input_indices: ArrayLike, input_shape: ArrayLike, new_shape: ArrayLike):
+def sparse_reshape(
+    input_indices: ArrayLike, input_shape: ArrayLike, new_shape: ArrayLike
+) -> Any:  # a SparseReshape
     """The indices of a sparse tensor reshaped from input_shape to new_shape (one dim may be
     -1), like `tf.sparse.sparseReshape`.
 
@@ -184,7 +186,7 @@ def _segments(
 
 
 @op("sparseSegmentSum", data=NUMERIC)
-def sparse_segment_sum(data: ArrayLike, indices: ArrayLike, segment_ids: ArrayLike):
+def sparse_segment_sum(data: ArrayLike, indices: ArrayLike, segment_ids: ArrayLike) -> jax.Array:
     """Rows of data picked by indices, summed per (sorted) segment id, like
     `tf.sparse.sparseSegmentSum`; the result has `segmentIds[-1] + 1` rows (gaps are 0).
 
@@ -196,7 +198,7 @@ def sparse_segment_sum(data: ArrayLike, indices: ArrayLike, segment_ids: ArrayLi
 
 
 @op("sparseSegmentMean", data=NUMERIC)
-def sparse_segment_mean(data: ArrayLike, indices: ArrayLike, segment_ids: ArrayLike):
+def sparse_segment_mean(data: ArrayLike, indices: ArrayLike, segment_ids: ArrayLike) -> jax.Array:
     """Rows of data picked by indices, averaged per (sorted) segment id, like
     `tf.sparse.sparseSegmentMean`; an empty segment is 0.
 

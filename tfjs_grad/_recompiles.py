@@ -18,7 +18,7 @@ MANY_SHAPES = 8
 _KEPT_FUNCTIONS = 1024  # functions counted at once; more and the counts start over
 _programs: dict[Any, set[int]] = {}  # a function's code -> hashes of its compiled programs
 _warned: set[Any] = set()
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE = os.path.dirname(__file__) + os.sep  # as the package's code objects name it
 
 
 def _user_stacklevel() -> int:

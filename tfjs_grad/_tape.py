@@ -682,6 +682,7 @@ class Tape:
             created=created,
             connected=plan.connected,
             needed=plan.needed,
+            source=source,
         )
 
     def _plan(self, out_slots: tuple[int, ...], source: Any) -> Plan:
@@ -871,7 +872,7 @@ def _run(
         if tape.staging is not None:
             from ._trace import program_of
 
-            return program_of(closed, tuple(effects.writes), effects.created)
+            return program_of(closed, tuple(effects.writes), effects.created, source)
         return tape.program(
             [effects.output, *effects.writes.values()],
             tuple(effects.writes),

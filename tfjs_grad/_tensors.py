@@ -205,7 +205,10 @@ def convert(values: ArrayLike, *, argument: str = "x", fn: str = "tensor", dtype
             raise _wrong_dtype(argument, fn, expected, values.dtype)
         return values
     array, inferred = _parse(values, argument, fn)
-    return jnp.asarray(parse_as(array, inferred if expected == NUMERIC else to_dtype(expected)))
+    parsed = parse_as(array, inferred if expected == NUMERIC else to_dtype(expected))
+    # device_put, not jnp.asarray: asarray compiles a program per new shape, so an eager
+    # loop feeding a new batch length would compile once more for each tensor it makes
+    return jax.device_put(parsed) if isinstance(parsed, np.ndarray) else jnp.asarray(parsed)
 
 
 def parse_as(array: Any, dtype: Any) -> Any:

@@ -38,6 +38,7 @@ from ._jaxpr import (
     structure_key,
     without_dead_equations,
 )
+from ._recompiles import note_compile
 from ._tensor import Tensor
 
 
@@ -53,6 +54,7 @@ class Program(NamedTuple):
     created: dict[int, Any]  # uid -> Variable created while tracing
     connected: tuple[bool, ...]  # per input: does the output depend on it?
     needed: tuple[bool, ...]  # per input: does any output (writes included) depend on it?
+    source: Any = None  # the user's function traced, named in warnings
 
     @property
     def eager(self) -> bool:
@@ -89,10 +91,12 @@ def _trace(
     traced = _store.trace(
         lambda *xs: body(*map(Tensor, xs)), avals, bind_uids, source=source, result=_as_output
     )
-    return program_of(traced.jaxpr, tuple(traced.effects.writes), traced.effects.created)
+    return program_of(traced.jaxpr, tuple(traced.effects.writes), traced.effects.created, source)
 
 
-def program_of(closed: Any, write_uids: tuple[int, ...], created: dict[int, Any]) -> Program:
+def program_of(
+    closed: Any, write_uids: tuple[int, ...], created: dict[int, Any], source: Any = None
+) -> Program:
     """The Program of a traced f: `closed` (a ClosedJaxpr) takes the primals and returns
     y, then the values written to the Variables of `write_uids`."""
     jaxpr, consts = lift_float_literals(without_dead_equations(closed.jaxpr), list(closed.consts))
@@ -107,6 +111,7 @@ def program_of(closed: Any, write_uids: tuple[int, ...], created: dict[int, Any]
         created=created,
         connected=tuple(connected),
         needed=tuple(needed),
+        source=source,
     )
 
 
@@ -223,7 +228,7 @@ def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[
         with _store.own_trace():
             closed = trace_to_jaxpr(flat_vjp, [jax.typeof(leaf) for leaf in whole[0]])
         key = ("vjp", structure_key(closed.jaxpr))
-        run = cached(key, lambda: _evaluate(closed.jaxpr))
+        run = cached(key, lambda: _evaluate(closed.jaxpr), source=program.source)
         outs = run(closed.consts, whole[0])
         n_grads = sum(connected)
         return outs[0], list(outs[1 : 1 + n_grads]), list(outs[1 + n_grads :])
@@ -232,7 +237,7 @@ def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[
     def compiled(consts: list[Any], xs: list[Any], dy: Any) -> Any:
         return vjp_of_program(jaxpr, connected, with_dy, consts, xs, dy)
 
-    return cached(key, lambda: compiled)(consts, xs, dy)
+    return cached(key, lambda: compiled, source=program.source)(consts, xs, dy)
 
 
 def program_key(program: Program) -> Any | None:
@@ -251,12 +256,18 @@ def _evaluate(jaxpr: Any) -> Callable[..., Any]:
 
 
 def cached(
-    key: Any, make: Callable[[], Callable[..., Any]], donate: tuple[int, ...] = ()
+    key: Any,
+    make: Callable[[], Callable[..., Any]],
+    donate: tuple[int, ...] = (),
+    source: Any = None,
 ) -> Callable[..., Any]:
-    """The compiled `make()` for `key` (made on a miss; least recently used evicted)."""
+    """The compiled `make()` for `key` (made on a miss; least recently used evicted);
+    `source`, the user's function it runs, is warned about when compiled for many shapes."""
     run = _compiled.get(key)
     if run is None:
         stats["compiles"] += 1
+        if source is not None:
+            note_compile(source, key)
         run = _compiled[key] = _Compiled(jax.jit(make(), donate_argnums=donate))
     else:
         stats["hits"] += 1

@@ -234,6 +234,7 @@ class Optimizer:
                     run_key,
                     lambda: _step.fused_step(self._update_fn(fused.has_grad), program, fused.plan),
                     donate=(0,) if donate else (),
+                    source=program.source,
                 )
                 since = epoch()
                 donated, kept, shared = gather(fused.written, fused.read, donate)

@@ -261,6 +261,10 @@ def test_a_stateful_fit_needs_a_sample_count_divisible_by_the_batch_size_as_tfjs
     with pytest.raises(ValueError) as err:
         model.fit(tf.zeros([5, 4, 3]), tf.zeros([5, 2]), {"batchSize": 2, "verbose": 0})
     assert str(err.value) == FIXTURE["errors"]["fit_not_divisible"]
+    with pytest.raises(ValueError) as err:  # tfjs checks in standardizeUserData: evaluate too
+        model.evaluate(tf.zeros([5, 4, 3]), tf.zeros([5, 2]), {"batchSize": 2})
+    assert str(err.value) == FIXTURE["errors"]["fit_not_divisible"]
+    assert model.evaluate(tf.zeros([4, 4, 3]), tf.zeros([4, 2]), {"batchSize": 2}).shape == ()
     with pytest.raises(ValueError) as err:
         model.predict(tf.zeros([5, 4, 3]))
     expected = FIXTURE["errors"]["predict_wrong_batch"].replace("gru_GRU2", model.layers[0].name)

@@ -746,12 +746,7 @@ class Trainable:
         if config.get("stepsPerEpoch") is not None:
             raise NotImplementedError("stepsPerEpoch mode is not implemented yet.")
         xs, ys = self._standardize_xy(x, y)
-        if getattr(self, "stateful", False) and xs[0].shape[0] % batch_size:
-            raise ValueError(
-                "In a stateful network, you should only pass inputs with a number of samples "
-                f"that is divisible by the batch size {batch_size}. Found: {xs[0].shape[0]} "
-                "sample(s)."
-            )
+        self._check_stateful_batches(xs, batch_size)
         weights = None
         if config.get("classWeight") is not None:
             names = [name for name, _ in self._output_specs()] or ["output"]
@@ -912,8 +907,19 @@ class Trainable:
         if config.get("sampleWeight") is not None:
             raise NotImplementedError("Support sampleWeight is not implemented yet")
         xs, ys = self._standardize_xy(x, y)
+        self._check_stateful_batches(xs, batch_size)
         outs = self._test_loop(xs, ys, batch_size)
         return outs[0] if len(outs) == 1 else outs
+
+    def _check_stateful_batches(self, xs: list[Any], batch_size: int) -> None:
+        """A stateful model carries states from batch to batch: as tfjs's
+        standardizeUserData, fit and evaluate take only whole batches."""
+        if getattr(self, "stateful", False) and xs[0].shape[0] % batch_size:
+            raise ValueError(
+                "In a stateful network, you should only pass inputs with a number of samples "
+                f"that is divisible by the batch size {batch_size}. Found: {xs[0].shape[0]} "
+                "sample(s)."
+            )
 
     def trainOnBatch(self, x: Any, y: Any) -> Any:  # noqa: N802 (tfjs's name)
         """One optimizer step on the whole `(x, y)`; the loss before it (a float), or

@@ -248,3 +248,14 @@ def test_summary_file_writer_histogram_reads_back_with_tensorboards_schema(tmp_p
     np.testing.assert_allclose(histo.sum, values.astype(np.float32).sum(), rtol=1e-5)
     np.testing.assert_array_equal(histo.bucket, counts)
     np.testing.assert_allclose(histo.bucket_limit, edges[1:], rtol=1e-6)
+
+
+def test_reduce_lr_on_plateau_refuses_a_schedule_by_name():
+    holder = _Holder(0.1)
+    holder.optimizer = tf.train.sgd(lambda count: 0.1 / (1 + count))
+    cb = tf.callbacks.reduceLROnPlateau(monitor="loss", patience=0)
+    cb.setModel(holder)
+    cb.onTrainBegin()
+    cb.onEpochEnd(0, {"loss": 1.0})
+    with pytest.raises(ValueError, match="learning rate is a schedule"):
+        cb.onEpochEnd(1, {"loss": 1.0})

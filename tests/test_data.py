@@ -337,3 +337,31 @@ def test_map_runs_in_tidy_and_batches_tensors_made_there():
     assert batch["x"].arraySync() == [2.0, 5.0, 10.0]
     batch["x"].dispose()
     assert tf.memory().numTensors <= before + 0  # map's intermediates were freed
+
+
+def test_fit_dataset_validates_only_epochs_that_reached_their_end_as_tfjs():
+    # tfjs runs validation when an epoch reaches batchesPerEpoch or the iterator's end;
+    # an epoch cut short (stopTraining, or data running out) gets no val_ values.
+    model = _model()
+
+    def stop_after_first(batch, logs):
+        model.stopTraining = True
+
+    history = model.fitDataset(
+        _train().batch(5),
+        {"epochs": 1, "validationData": _val(), "verbose": 0,
+         "callbacks": {"onBatchEnd": stop_after_first}},
+    )  # fmt: skip
+    assert sorted(history.history) == ["loss", "mae"]
+    model = _model()
+    history = model.fitDataset(
+        _train().batch(5).repeat(), epochs=1, batchesPerEpoch=2, verbose=0,
+        validationData=_val(),
+    )  # fmt: skip
+    assert sorted(history.history) == ["loss", "mae", "val_loss", "val_mae"]
+    model = _model()
+    with pytest.warns(UserWarning, match="ran out of data after 2 batches"):
+        history = model.fitDataset(
+            _train().batch(11), epochs=1, batchesPerEpoch=3, verbose=0, validationData=_val()
+        )
+    assert sorted(history.history) == ["loss", "mae"]

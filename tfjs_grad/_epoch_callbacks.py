@@ -238,7 +238,13 @@ class ReduceLROnPlateau(Callback):
         optimizer = getattr(self.model, "optimizer", None)
         if optimizer is None:
             raise ValueError("ReduceLROnPlateau: the model has no optimizer (compile it first)")
-        old = float(optimizer.learning_rate)
+        rate = optimizer.learning_rate
+        if callable(rate):
+            raise ValueError(
+                "ReduceLROnPlateau: the optimizer's learning rate is a schedule; the callback "
+                "needs a number it can lower"
+            )
+        old = float(rate)
         if old > self.minLr:
             new = max(old * self.factor, self.minLr)
             optimizer.learning_rate = new

@@ -206,7 +206,11 @@ def _fit(model, dataset, labels, config, epochs, per_epoch, validation) -> Any:
             totals = np.zeros(len(labels), np.float32)
             seen = np.float32(0)
             done = 0
-            while per_epoch is None or done < per_epoch:
+            # As tfjs: validation runs only for an epoch that reached its end (its
+            # batchesPerEpoch, or the iterator's end); running out of data early, or
+            # stopTraining before the end, skips it.
+            completed = False
+            while not completed:
                 element = next(stream, None)
                 if element is None:
                     if per_epoch is not None:
@@ -219,6 +223,8 @@ def _fit(model, dataset, labels, config, epochs, per_epoch, validation) -> Any:
                             "function when building your dataset.",
                             stacklevel=4,
                         )
+                        break
+                    completed = True
                     break
                 xs, ys = _batch_of(model, element)
                 size = int(xs[0].shape[0])
@@ -232,13 +238,14 @@ def _fit(model, dataset, labels, config, epochs, per_epoch, validation) -> Any:
                 seen = seen + np.float32(size)
                 _callbacks.run_hook(callbacks, "onBatchEnd", done, logs)
                 done += 1
+                completed = per_epoch is not None and done >= per_epoch
                 if model.stopTraining:
                     break
             epoch_logs = _callbacks.Logs()
             if done:
                 for key, total in zip(labels, totals):
                     epoch_logs[key] = float(np.float32(total / seen))
-            if validation is not None and (per_epoch is not None or not model.stopTraining):
+            if validation is not None and completed:
                 for key, value in zip(labels, _validate(model, validation, config)):
                     epoch_logs[f"val_{key}"] = float(value)
             if verbose:

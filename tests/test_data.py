@@ -365,3 +365,28 @@ def test_fit_dataset_validates_only_epochs_that_reached_their_end_as_tfjs():
             _train().batch(11), epochs=1, batchesPerEpoch=3, verbose=0, validationData=_val()
         )
     assert sorted(history.history) == ["loss", "mae"]
+
+
+def test_an_async_generator_runs_inside_a_running_event_loop_as_in_a_notebook():
+    # a notebook cell runs inside an event loop: reading an async generator there must
+    # work, and a consumer that stops early lets the generator clean up
+    cleaned = []
+
+    async def agen():
+        try:
+            for i in range(5):
+                await asyncio.sleep(0)
+                yield {"xs": [float(i)], "ys": [2.0 * i]}
+        finally:
+            cleaned.append(True)
+
+    async def cell():
+        ds = tf.data.generator(agen)
+        first_two = ds.take(2).toArray()
+        batch = ds.batch(5).toArray()[0]
+        return first_two, batch
+
+    first_two, batch = asyncio.run(cell())
+    assert [e["xs"] for e in first_two] == [[0.0], [1.0]]
+    assert batch["ys"].arraySync() == [[0.0], [2.0], [4.0], [6.0], [8.0]]
+    assert cleaned == [True, True]

@@ -14,6 +14,7 @@ import inspect
 import math
 import os
 import re
+import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -92,30 +93,63 @@ def _stream(made: Any) -> Iterator[Any]:
 
 
 def _from_js_style(iterator: Any) -> Iterator[Any]:
-    while True:
-        result = iterator.next()
-        if inspect.isawaitable(result):
-            result = asyncio.run(_awaited(result))
-        done = result.get("done") if isinstance(result, Mapping) else result.done
-        if done:
-            return
-        yield result["value"] if isinstance(result, Mapping) else result.value
+    with _EventLoop() as loop:
+        while True:
+            result = iterator.next()
+            if inspect.isawaitable(result):
+                result = loop.run(_awaited(result))
+            done = result.get("done") if isinstance(result, Mapping) else result.done
+            if done:
+                return
+            yield result["value"] if isinstance(result, Mapping) else result.value
 
 
 async def _awaited(awaitable: Any) -> Any:
     return await awaitable
 
 
-def _from_async(iterator: AsyncIterator[Any]) -> Iterator[Any]:
-    loop = asyncio.new_event_loop()
+_EXHAUSTED = object()
+
+
+async def _next_of(iterator: AsyncIterator[Any]) -> Any:
     try:
-        while True:
-            try:
-                yield loop.run_until_complete(iterator.__anext__())
-            except StopAsyncIteration:
-                return
-    finally:
-        loop.close()
+        return await iterator.__anext__()
+    except StopAsyncIteration:
+        return _EXHAUSTED
+
+
+def _from_async(iterator: AsyncIterator[Any]) -> Iterator[Any]:
+    with _EventLoop() as loop:
+        try:
+            while (value := loop.run(_next_of(iterator))) is not _EXHAUSTED:
+                yield value
+        finally:  # a consumer that stops early: the generator's own cleanup runs now
+            close = getattr(iterator, "aclose", None)
+            if close is not None:
+                loop.run(close())
+
+
+class _EventLoop:
+    """An event loop of the stream's own, run in a thread of its own: async generators
+    are driven the same way whether or not the caller's thread runs a loop already (a
+    notebook's does, and `run_until_complete` cannot nest in it)."""
+
+    def __enter__(self) -> _EventLoop:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="tf.data async generator", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def run(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def __exit__(self, *exc: object) -> None:
+        self.run(self._loop.shutdown_asyncgens())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
 
 
 def zip_datasets(datasets: Any) -> Dataset:

@@ -1,10 +1,12 @@
 """`tf.callbacks`: what `model.fit` calls while it trains, as tfjs-layers has it.
 
 `fit(..., callbacks=...)` takes a `Callback`, an object or dict with any of `onTrainBegin,
-onTrainEnd, onEpochBegin, onEpochEnd, onBatchBegin, onBatchEnd` (snake_case names too:
-`on_epoch_end`), or a list of those. Hooks get `(logs)` for train begin/end and
-`(epoch, logs)` / `(batch, logs)` otherwise; logs hold Python floats. A hook may be an
-`async def`: fit runs it to completion before going on, as tfjs awaits it.
+onTrainEnd, onEpochBegin, onEpochEnd, onBatchBegin, onBatchEnd, onYield` (snake_case names
+too: `on_epoch_end`), or a list of those. Hooks get `(logs)` for train begin/end,
+`(epoch, batch, logs)` for onYield and `(epoch, logs)` / `(batch, logs)` otherwise; logs
+hold Python floats. onYield runs after a batch at most once every `yieldEvery` ms (fit's
+config: a number, or 'auto' = 125 ms; 'batch', 'epoch' and 'never' never call it), as tfjs.
+A hook may be an `async def`: fit runs it to completion before going on, as tfjs awaits it.
 `tf.callbacks.earlyStopping({...})` stops training when a monitored value stops improving;
 `modelCheckpoint`, `csvLogger` and `reduceLROnPlateau` do what Keras's callbacks of those
 names do (`_epoch_callbacks.py`).
@@ -19,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import numbers
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._monitor import Monitor
@@ -51,6 +55,7 @@ _HOOKS = (
     ("onEpochEnd", "on_epoch_end"),
     ("onBatchBegin", "on_batch_begin"),
     ("onBatchEnd", "on_batch_end"),
+    ("onYield", "on_yield"),
 )
 
 
@@ -212,8 +217,66 @@ class CustomCallback(Callback):
     def onBatchEnd(self, batch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
         return self._call("onBatchEnd", batch, logs)
 
+    def onYield(self, epoch: int, batch: int, logs: dict[str, Any] | None = None) -> Any:  # noqa: N802
+        return self._call("onYield", epoch, batch, logs)
+
+    @property
+    def yields(self) -> bool:
+        """Whether this callback has an onYield hook."""
+        return "onYield" in self._hooks
+
     def _wants_batch_logs(self) -> bool:
         return "onBatchEnd" in self._hooks
+
+
+_YIELD_EVERY_AUTO_MS = 125  # tfjs-layers' DEFAULT_YIELD_EVERY_MS
+
+
+class YieldClock:
+    """When fit calls its callbacks' onYield hooks, from fit's `yieldEvery` config.
+
+    As tfjs: a number (milliseconds) or 'auto' (125 ms) calls onYield after a batch once at
+    least that long has passed since training began or since the last call; 'batch',
+    'epoch' and 'never' never call it ('never' with an onYield hook is an error). A fit
+    with an onYield hook dispatches its steps one batch at a time, so the hook can run.
+
+    >>> from tfjs_grad.callbacks import CustomCallback, YieldClock
+    >>> seen = []
+    >>> clock = YieldClock([CustomCallback({"onYield": lambda e, b, logs: seen.append(b)})], 0)
+    >>> clock.wanted
+    True
+    >>> clock.after_batch(0, 7, {"loss": 1.0}); seen
+    [7]
+    """
+
+    def __init__(self, callbacks: Sequence[Callback], yield_every: Any = None):
+        every = "auto" if yield_every is None else yield_every
+        is_number = isinstance(every, numbers.Real) and not isinstance(every, bool)
+        if not is_number and every not in ("auto", "batch", "epoch", "never"):
+            raise ValueError(
+                "yieldEvery must be 'auto', 'batch', 'epoch', 'never' or a number of "
+                f"milliseconds, got {yield_every!r}"
+            )
+        self.hooks = [cb for cb in callbacks if isinstance(cb, CustomCallback) and cb.yields]
+        if every == "never" and self.hooks:
+            raise ValueError(
+                "yieldEvery is `never` but you provided an `onYield` callback. "
+                "Either change `yieldEvery` or remove the callback"
+            )
+        self.every_ms = _YIELD_EVERY_AUTO_MS if every == "auto" else every if is_number else None
+        self.wanted = bool(self.hooks) and self.every_ms is not None
+        self.last = time.monotonic()
+
+    def after_batch(self, epoch: int, batch: int, logs: dict[str, Any]) -> None:
+        """Call the onYield hooks if yieldEvery ms have passed since the last call."""
+        if not self.wanted:
+            return
+        now = time.monotonic()
+        if (now - self.last) * 1000 < self.every_ms:  # pyright: ignore[reportOperatorIssue]
+            return
+        self.last = now
+        for cb in self.hooks:
+            cb.onYield(epoch, batch, logs)
 
 
 def _lookup(hooks: Any, camel: str, snake: str) -> Any:

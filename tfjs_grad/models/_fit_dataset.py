@@ -181,6 +181,7 @@ def _fit(model, dataset, labels, config, epochs, per_epoch, validation) -> Any:
     history = _callbacks.History()
     user = _callbacks.standardize(config.get("callbacks"))
     callbacks = [*user, history]
+    clock = _callbacks.YieldClock(user, config.get("yieldEvery"))
     steps = per_epoch if per_epoch is not None else (
         dataset.size if dataset.size is not None and math.isfinite(dataset.size) else None
     )  # fmt: skip
@@ -237,6 +238,7 @@ def _fit(model, dataset, labels, config, epochs, per_epoch, validation) -> Any:
                 totals = totals + values * np.float32(size)  # BaseLogger's float32 sums
                 seen = seen + np.float32(size)
                 _callbacks.run_hook(callbacks, "onBatchEnd", done, logs)
+                clock.after_batch(epoch, done, logs)
                 done += 1
                 completed = per_epoch is not None and done >= per_epoch
                 if model.stopTraining:

@@ -790,7 +790,7 @@ class Trainable:
         return self._fit_loop(
             xs, ys, weights, batch_size, epochs, initial_epoch, bool(shuffle), verbose,
             _callbacks.standardize(config.get("callbacks")),
-            (val_xs, val_ys) if do_validation else None,
+            (val_xs, val_ys) if do_validation else None, config.get("yieldEvery"),
         )  # fmt: skip
 
     def _fit_loop(
@@ -805,6 +805,7 @@ class Trainable:
         verbose: int,
         user_callbacks: list[Any],
         validation: tuple[list[Any], list[Any]] | None,
+        yield_every: Any = None,
     ) -> Any:
         compiled = self._require_compiled()
         labels = compiled.labels
@@ -827,7 +828,8 @@ class Trainable:
         batches = _make_batches(n, batch_size)
         windows = self._batch_windows(compiled, n, batch_size)
         progress = _Progress(verbose, epochs, len(batches))
-        per_batch = batch_logs_wanted or bool(batch_begin)
+        clock = _callbacks.YieldClock(user_callbacks, yield_every)
+        per_batch = batch_logs_wanted or bool(batch_begin) or clock.wanted
         chunks = _chunks(windows, 1 if per_batch else progress.chunk())
         progressed = progress.tqdm is not None
         _callbacks.run_hook(callbacks, "onTrainBegin", _callbacks.Logs())
@@ -863,10 +865,12 @@ class Trainable:
                         val = self._test_loop(validation[0], validation[1], batch_size)
                         for label, value in zip(labels, val):
                             epoch_logs[f"val_{label}"] = value
-                    if batch_logs_wanted:
+                    if batch_logs_wanted or clock.wanted:
                         logs = _callbacks.Logs(batch=batch_index, size=size)
                         logs.update((k, float(v)) for k, v in zip(labels, values))
-                        _callbacks.run_hook(user_callbacks, "onBatchEnd", batch_index, logs)
+                        if batch_logs_wanted:
+                            _callbacks.run_hook(user_callbacks, "onBatchEnd", batch_index, logs)
+                        clock.after_batch(epoch, batch_index, logs)
                     if progressed:
                         progress.batch(values[0], count)
                     if self.stopTraining:

@@ -149,3 +149,31 @@ def test_a_jax_loss_warns_too_and_compiles_once_per_length(compiles):
     assert len(ours) <= 10, compiles
     # every row of x is ones: each step scales sum(w) by 1 - 0.01 * 2 * 12
     np.testing.assert_allclose(np.asarray(w.value), np.full((12, 1), 0.76**10), rtol=1e-5)
+
+
+def test_constant_tensors_of_new_shapes_compile_nothing(compiles):
+    # tf.zeros/ones/fill made eagerly for each new batch length (an RNN's initial state, a
+    # mask) are host-made and placed; jnp.full compiled one program per shape.
+    tf.zeros([1])
+    del compiles[:]
+    for n in range(40, 46):
+        assert tf.zeros([n, 3]).sum().dataSync()[0] == 0
+        np.testing.assert_array_equal(tf.ones([n], "int32").dataSync(), np.ones(n))
+        np.testing.assert_array_equal(tf.fill([n, 2], 2.5).dataSync(), np.full(2 * n, 2.5))
+        np.testing.assert_array_equal(tf.fill([n], True).dataSync(), np.ones(n, bool))
+    made = [name for name in compiles if name in ("full", "broadcast_in_dim", "_convert")]
+    assert made == [], compiles
+
+
+def test_constant_tensors_keep_jnp_full_casts_and_trace_under_jit():
+    # The host path is taken only where numpy casts as jnp.full does; the odd values keep
+    # tfjs's (Int32Array) answers through jnp.full.
+    assert tf.fill([2], float("nan"), "int32").dataSync().tolist() == [0, 0]
+    assert tf.fill([2], 2**31, "int32").dataSync().tolist() == [-(2**31)] * 2
+    assert tf.fill([2], -2.7, "int32").dataSync().tolist() == [-2, -2]
+    assert tf.fill([2], 1e40).dataSync().tolist() == [np.inf, np.inf]
+
+    import jax
+
+    traced = jax.jit(lambda x: tf.zeros([3]).add(x).mul(tf.fill([3], 2.0)))(jnp.arange(3.0))
+    np.testing.assert_array_equal(traced, [0.0, 2.0, 4.0])

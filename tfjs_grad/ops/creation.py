@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _rng
+from .._jax_internals import tracing
 from .._tensors import INT, NUMERIC, ArrayLike, Shape, convert, op, parse_as, to_dtype
 from . import _checks, _js
 
@@ -217,7 +218,7 @@ def zeros(shape: Shape, dtype: Any = "float32") -> jax.Array:
     Tensor([0., 0.], shape=(2,), dtype=float32)
     """
     target = to_dtype(dtype)
-    return jnp.zeros(_checks.sized_shape(shape, "zeros", target), target)
+    return _filled(_checks.sized_shape(shape, "zeros", target), 0, target)
 
 
 @op("ones")
@@ -229,7 +230,7 @@ def ones(shape: Shape, dtype: Any = "float32") -> jax.Array:
     Tensor([1, 1], shape=(2,), dtype=int32)
     """
     target = to_dtype(dtype)
-    return jnp.ones(_checks.sized_shape(shape, "ones", target), target)
+    return _filled(_checks.sized_shape(shape, "ones", target), 1, target)
 
 
 @op("zerosLike", x=NUMERIC)
@@ -273,7 +274,33 @@ def fill(shape: Shape, value: Any, dtype: Any = None) -> jax.Array:
     if dtype is None:
         dtype = "bool" if isinstance(value, (bool, np.bool_)) else "float32"
     target = to_dtype(dtype)
-    return jnp.full(_checks.sized_shape(shape, "fill", target), value, target)
+    return _filled(_checks.sized_shape(shape, "fill", target), value, target)
+
+
+def _filled(shape: Any, value: Any, dtype: Any) -> jax.Array:
+    """A constant array. Outside a trace a small one is made on the host and placed on the
+    device: jnp.full compiles an XLA program for each new shape, so an eager loop whose
+    batch length changes would compile again for every `tf.zeros` it makes."""
+    if tracing() or math.prod(shape) > _HOST_FILL_MOST or not _casts_alike(value, dtype):
+        return jnp.full(shape, value, dtype)
+    with np.errstate(over="ignore"):  # 1e40 as float32 is inf, as in tfjs's Float32Array
+        return jax.device_put(np.full(shape, value, dtype))
+
+
+_HOST_FILL_MOST = 1 << 20  # elements; larger constants are made on the device
+
+
+def _casts_alike(value: Any, dtype: Any) -> bool:
+    """Whether numpy casts value to dtype as jnp.full does (not so for NaN or an
+    out-of-range int into int32, nor for arrays, which stay on the device)."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, (int, np.integer)):
+        info = np.iinfo(dtype) if np.issubdtype(dtype, np.integer) else None
+        return info is None or info.min <= value <= info.max
+    if isinstance(value, (float, np.floating)):
+        return np.issubdtype(dtype, np.inexact) or math.isfinite(value)
+    return False
 
 
 @op("linspace")

@@ -297,9 +297,9 @@ def _casts_alike(value: Any, dtype: Any) -> bool:
         return True
     if isinstance(value, (int, np.integer)):
         info = np.iinfo(dtype) if np.issubdtype(dtype, np.integer) else None
-        return info is None or info.min <= value <= info.max
+        return info is None or bool(info.min <= value <= info.max)
     if isinstance(value, (float, np.floating)):
-        return np.issubdtype(dtype, np.inexact) or math.isfinite(value)
+        return bool(np.issubdtype(dtype, np.inexact)) or math.isfinite(value)
     return False
 
 

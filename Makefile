@@ -2,7 +2,7 @@ PY := .venv/bin/python
 STAMP := .venv/.installed
 DEMO_STAMP := .venv/.demo-installed
 
-.PHONY: test demo lint bench notebooks clean ci test-newest-jax test-jax-floor
+.PHONY: test demo docs lint bench notebooks clean ci test-newest-jax test-jax-floor
 
 $(PY):
 	python3 -m venv .venv
@@ -41,6 +41,17 @@ test-jax-floor:
 
 demo: $(DEMO_STAMP)
 	$(PY) demo.py
+
+# make docs: the reference site (mkdocs.yml) in site/; open site/index.html. --strict: any
+# warning (a docstring griffe cannot read, a broken cross-reference) fails the build.
+DOCS_STAMP := .venv/.docs-installed
+
+$(DOCS_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	.venv/bin/mkdocs build --strict
 
 # The torch and tfjs-in-Node rows: installed when possible, else skipped with a message.
 BENCH_STAMP := .venv/.bench-installed

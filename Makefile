@@ -19,7 +19,7 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	touch $(DEMO_STAMP)
 
 lint: $(STAMP)
-	.venv/bin/ruff check tfjs_grad tests benchmarks
+	.venv/bin/ruff check tfjs_grad tests benchmarks docs
 	.venv/bin/pyright tfjs_grad
 	.venv/bin/pyright tests/typing  # user code, in strict mode: the public types
 
@@ -44,6 +44,7 @@ demo: $(DEMO_STAMP)
 
 # make docs: the reference site (mkdocs.yml) in site/; open site/index.html. --strict: any
 # warning (a docstring griffe cannot read, a broken cross-reference) fails the build.
+# NO_MKDOCS_2_WARNING silences mkdocs-material's end-of-life banner, not a warning.
 DOCS_STAMP := .venv/.docs-installed
 
 $(DOCS_STAMP): pyproject.toml | $(PY)
@@ -51,7 +52,7 @@ $(DOCS_STAMP): pyproject.toml | $(PY)
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	.venv/bin/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 # The torch and tfjs-in-Node rows: installed when possible, else skipped with a message.
 BENCH_STAMP := .venv/.bench-installed

@@ -153,7 +153,22 @@ def namespaces_page() -> str:
     for name in NAMESPACES:
         module = getattr(tf, name)
         parts += [f"## tf.{name}", "", namespace_rows(f"tf.{name}", module, module.__all__), ""]
-    return "\n".join(parts)
+    return "\n".join(parts + tensor_methods())
+
+
+def tensor_methods() -> list[str]:
+    """The methods and properties of `tf.Tensor`, most attached from the ops at import time."""
+    members = [n for n in dir(tf.Tensor) if not n.startswith("_")]
+    grouped: dict[int, list[str]] = {}
+    for name in members:
+        grouped.setdefault(id(inspect.getattr_static(tf.Tensor, name)), []).append(name)
+    rows = []
+    for names in grouped.values():
+        names.sort(key=lambda n: ("_" in n, n))  # tfjs's camelCase name first
+        obj = inspect.getattr_static(tf.Tensor, names[0])
+        cell = ", ".join(f"`x.{n}`" for n in names)
+        rows.append((cell, summary(getattr(obj, "__func__", obj))))
+    return ["## tf.Tensor methods", "", table("| tfjs_grad | summary |", rows), ""]
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

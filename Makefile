@@ -72,4 +72,4 @@ notebooks: $(STAMP)
 	$(PY) notebooks/execute.py
 
 clean:
-	rm -rf .venv
+	rm -rf .venv site

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -125,3 +126,18 @@ def test_the_porting_tables_list_every_public_function(page):
         names = tf.train.__all__
         prefix = "tf.train."
     assert [n for n in names if f"`{prefix}{n}`" not in text] == []
+
+
+def test_doctest_examples_become_pycon_blocks(monkeypatch):
+    # the griffe extension, read without griffe: its one function is plain text in, text out
+    monkeypatch.setitem(sys.modules, "griffe", types.SimpleNamespace(Extension=object))
+    spec = importlib.util.spec_from_file_location("doctest_fences", DOCS / "doctest_fences.py")
+    assert spec is not None and spec.loader is not None
+    fences = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fences)
+    doc = "Sum, like `tf.sum`.\n\n>>> tf.sum([1, 2])\n[[3.0]]\n\nArgs:\n  x: values.\n"
+    doc += "  >>> x = 1\n"
+    assert fences.fence_doctests(doc) == (
+        "Sum, like `tf.sum`.\n\n```pycon\n>>> tf.sum([1, 2])\n[[3.0]]\n```\n\n"
+        "Args:\n  x: values.\n  ```pycon\n  >>> x = 1\n  ```"
+    )

@@ -2,7 +2,7 @@ PY := .venv/bin/python
 STAMP := .venv/.installed
 DEMO_STAMP := .venv/.demo-installed
 
-.PHONY: test demo lint bench notebooks clean ci test-newest-jax test-jax-floor
+.PHONY: test demo docs lint bench notebooks clean ci test-newest-jax test-jax-floor
 
 $(PY):
 	python3 -m venv .venv
@@ -19,7 +19,7 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 	touch $(DEMO_STAMP)
 
 lint: $(STAMP)
-	.venv/bin/ruff check tfjs_grad tests benchmarks
+	.venv/bin/ruff check tfjs_grad tests benchmarks docs
 	.venv/bin/pyright tfjs_grad
 	.venv/bin/pyright tests/typing  # user code, in strict mode: the public types
 
@@ -42,6 +42,18 @@ test-jax-floor:
 demo: $(DEMO_STAMP)
 	$(PY) demo.py
 
+# make docs: the reference site (mkdocs.yml) in site/; open site/index.html. --strict: any
+# warning (a docstring griffe cannot read, a broken cross-reference) fails the build.
+# NO_MKDOCS_2_WARNING silences mkdocs-material's end-of-life banner, not a warning.
+DOCS_STAMP := .venv/.docs-installed
+
+$(DOCS_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
 # The torch and tfjs-in-Node rows: installed when possible, else skipped with a message.
 BENCH_STAMP := .venv/.bench-installed
 NODE_STAMP := tests/reference/node_modules/.package-lock.json
@@ -60,4 +72,4 @@ notebooks: $(STAMP)
 	$(PY) notebooks/execute.py
 
 clean:
-	rm -rf .venv
+	rm -rf .venv site

@@ -252,7 +252,9 @@ def conv2d_transpose(
       x: `[batch, height, width, in_channels]` or rank 3.
       filter: `[filter_height, filter_width, out_channels, in_channels]`.
       output_shape: the result's shape, with or without the batch axis (as x).
-      strides, pad, dim_rounding_mode: as the forward `conv2d` from `output_shape` to x.
+      strides: as the forward `conv2d`'s (from `output_shape` to x).
+      pad: as the forward `conv2d`'s.
+      dim_rounding_mode: as the forward `conv2d`'s.
 
     >>> import tfjs_grad as tf
     >>> tf.conv2d_transpose(tf.ones([1, 1, 1]), tf.ones([2, 2, 1, 1]), [2, 2, 1], 1, "valid").shape

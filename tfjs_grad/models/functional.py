@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _store
-from .._tensor import Tensor
+from .._tensor import Tensor, unwrap
 from .._tensors import convert
 from ..layers.base import (
     InputLayer,
@@ -111,6 +111,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
         self.nodesByDepth: dict[int, list[Node]] = {}
         self._order: list[Node] = []
         self._inference: Any = None
+        self._inference_in_batches: Any = None
         if args["inputs"] is not None or args["outputs"] is not None:
             self._init_graph(_as_list(args["inputs"]), _as_list(args["outputs"]))
 
@@ -139,6 +140,7 @@ class LayersModel(Trainable, Layer, _Awaitable):
             )
         self.inputs, self.outputs = list(inputs), list(outputs)
         self._inference = None  # the graph changed: compile inference again
+        self._inference_in_batches = None
         self.inputLayers = [t.sourceLayer for t in inputs]
         self.outputLayers = [t.sourceLayer for t in outputs]
 
@@ -432,12 +434,43 @@ class LayersModel(Trainable, Layer, _Awaitable):
             raise ValueError(f"batchSize is required to be a positive integer, but got {size}")
         arrays = self.check_inputs(_as_list(x))
         n = int(arrays[0].shape[0])
-        run = self._inference_program()
-        chunks = [
-            run([a[start : start + size] for a in arrays]) for start in range(0, n, size)
-        ] or [run(arrays)]
-        outs = [_joined(list(parts)) for parts in zip(*chunks)]
+        if n > size and _store.current() is None and rows_independent(self):
+            outs = self._inference_in_batches_program()(arrays, size)
+        else:
+            run = self._inference_program()
+            chunks = [
+                run([a[start : start + size] for a in arrays]) for start in range(0, n, size)
+            ] or [run(arrays)]
+            outs = [_joined(list(parts)) for parts in zip(*chunks)]
         return as_tensors(outs if len(outs) > 1 else outs[0])
+
+    def _inference_in_batches_program(self) -> Any:
+        """predict's program for more than one batch: the rows padded to whole batches,
+        each batch run in turn (`lax.map`), the padding cut off. One dispatch, and one
+        compile per sample count and batch size (running the batches one call at a time
+        compiled the short last batch, its slices and the joining of the outputs anew for
+        each new sample count)."""
+        if self._inference_in_batches is None:
+            from ..jit import jit
+
+            def forward(xs: list[Any], size: int) -> list[Any]:
+                arrays = [unwrap(x) for x in xs]
+                n = arrays[0].shape[0]
+                batches = -(-n // size)
+
+                def in_batches(a: jax.Array) -> jax.Array:
+                    padded = jnp.pad(a, [(0, batches * size - n)] + [(0, 0)] * (a.ndim - 1))
+                    return padded.reshape(batches, size, *a.shape[1:])
+
+                def one_batch(batch: list[jax.Array]) -> list[Any]:
+                    outs = _as_list(self.call(batch if len(batch) > 1 else batch[0], False))
+                    return [unwrap(o) for o in outs]
+
+                outs = jax.lax.map(one_batch, [in_batches(a) for a in arrays])
+                return [o.reshape(batches * size, *o.shape[2:])[:n] for o in outs]
+
+            self._inference_in_batches = jit(forward, static_argnums=1)
+        return self._inference_in_batches
 
     def _inference_program(self) -> Any:
         """The forward pass in inference mode: compiled once per batch shape (`tf.jit`), or
@@ -498,6 +531,18 @@ class LayersModel(Trainable, Layer, _Awaitable):
         from .saving import save_model
 
         return save_model(self, handlerOrURL, config)
+
+
+def rows_independent(layer: Any) -> bool:
+    """Whether each row of a batch gets the same inference output whatever the other rows
+    are: true of the library's layers in inference mode, except a stateful RNN (whose rows
+    carry state to the next batch); unknown of user-defined layers, so false for them."""
+    if not type(layer).__module__.startswith("tfjs_grad.") or getattr(layer, "stateful", False):
+        return False
+    inner = [*(getattr(layer, "layers", None) or []), getattr(layer, "layer", None)]
+    inner += [getattr(layer, "forwardLayer", None), getattr(layer, "backwardLayer", None)]
+    inner += [getattr(layer, "cell", None), *(getattr(layer, "cells", None) or [])]
+    return all(rows_independent(sub) for sub in inner if sub is not None)
 
 
 def _joined(parts: list[Any]) -> Any:

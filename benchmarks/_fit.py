@@ -10,12 +10,23 @@ and its loss is the epoch's size-weighted mean of the batch losses, as tfjs logs
   baseline_fit  the loop a JAX user writes: `jax.jit(step, donate_argnums=(0, 1, 2))` over a
                 params dict and `optax.adam` state, batches sliced from the arrays on
                 device, the epoch's loss summed inside the step
+  keras_fit     Keras 3 on the JAX backend as a Keras user writes it: `keras.Sequential`
+                of `keras.layers.Dense`, `compile(optimizer=keras.optimizers.Adam(...),
+                loss="mean_squared_error")`, `fit(x, y, epochs=1, batch_size=32,
+                shuffle=False, verbose=0)` on the numpy arrays
+  keras_fit_spe the same with `compile(..., steps_per_execution=100)`: a whole epoch per
+                dispatch, Keras's own answer to per-batch overhead
   tfjs-cpu/wasm tfjs 4.22's `model.fit` in Node, the same model, weights and data
                 (benchmarks/node/fit.js)
+
+The Keras rows run only where keras is importable (the `bench` extra), in the same worker
+as fit and with the same JAX; the worker sets KERAS_BACKEND=jax before importing it.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from typing import Any
 
 import _mlp
@@ -23,6 +34,7 @@ import numpy as np
 from _harness import Runner
 
 BATCH = 32
+BATCHES_PER_EPOCH = 100
 
 
 def dataset() -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
@@ -114,11 +126,60 @@ def _baseline_runner() -> Runner:
     return Runner(run=run, sync=sync, trace=lambda n: [sync(epoch()) for _ in range(n)])
 
 
+KERAS_VARIANTS = {"keras_fit": 1, "keras_fit_spe": BATCHES_PER_EPOCH}  # steps_per_execution
+
+
+def keras_missing() -> str | None:
+    """Why the Keras rows cannot run, or None."""
+    if importlib.util.find_spec("keras") is None:
+        return "keras is not installed: pip install -e '.[bench]'"
+    return None
+
+
+def _keras_runner(steps_per_execution: int) -> Runner:
+    os.environ["KERAS_BACKEND"] = "jax"
+    import keras
+
+    if keras.backend.backend() != "jax":
+        raise RuntimeError(f"keras runs on {keras.backend.backend()}, not jax")
+    init, x, y = dataset()
+    sizes = _mlp.WORKLOADS["tiny"]["sizes"]
+    model = keras.Sequential([keras.Input((sizes[0],))])
+    for i, units in enumerate(sizes[1:]):
+        model.add(keras.layers.Dense(units, activation="relu" if i < len(sizes) - 2 else None))
+    model.set_weights([init[f"{k}{i}"] for i in range(len(sizes) - 1) for k in "wb"])
+    optimizer = keras.optimizers.Adam(
+        _mlp.LEARNING_RATE, beta_1=_mlp.BETA1, beta_2=_mlp.BETA2, epsilon=_mlp.EPSILON
+    )
+    model.compile(
+        optimizer=optimizer, loss="mean_squared_error", steps_per_execution=steps_per_execution
+    )
+    args = {"epochs": 1, "batch_size": BATCH, "shuffle": False, "verbose": 0}
+
+    def run(n: int) -> Any:
+        history = None
+        for _ in range(n):
+            history = model.fit(x, y, **args)
+        return history
+
+    def trace(n: int) -> list[float]:
+        return [model.fit(x, y, **args).history["loss"][0] for _ in range(n)]
+
+    return Runner(run=run, sync=lambda h: h.history["loss"][-1], trace=trace)
+
+
 def python_runners() -> tuple[dict[str, Runner], dict[str, Any]]:
     import jax
 
     runners = {"baseline_fit": _baseline_runner(), "fit": _fit_runner()}
-    return runners, {"detail": f"jax {jax.__version__}"}
+    detail = f"jax {jax.__version__}"
+    if keras_missing() is None:
+        for name, steps_per_execution in KERAS_VARIANTS.items():
+            runners[name] = _keras_runner(steps_per_execution)
+        import keras
+
+        detail += f", keras {keras.__version__}"
+    return runners, {"detail": detail}
 
 
 def write_problem(directory: Any) -> None:

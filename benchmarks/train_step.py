@@ -23,6 +23,8 @@ Sections (all in one run; each prints its table, then every target as met / not 
   fit         model.fit on the tiny MLP, one step = one epoch of 100 batches (_fit.py):
                 fit            tfjs_grad's tf.sequential + compile + fit
                 baseline_fit   the hand-written jax.jit + optax epoch loop (same process)
+                keras_fit      Keras 3 (JAX backend) model.fit, default (same process)
+                keras_fit_spe  the same with steps_per_execution = 100, an epoch per dispatch
                 tfjs-cpu/wasm  tfjs 4.22's model.fit in Node (benchmarks/node/fit.js)
 
 How it measures: a variant runs in a worker process and trains in blocks of ~0.25 s on
@@ -414,7 +416,12 @@ def measure_fit(run: Run) -> None:
 
     config = run.config
     python = _python("fit", "fit")
-    slots = {k: Slot(k, python, k, steps=1) for k in ("baseline_fit", "fit")}
+    variants = ["baseline_fit", "fit"]
+    if reason := _fit.keras_missing():
+        run.note(f"fit: Keras rows skipped: {reason}")
+    else:
+        variants += list(_fit.KERAS_VARIANTS)
+    slots = {k: Slot(k, python, k, steps=1) for k in variants}
     with tempfile.TemporaryDirectory() as tmp:
         if reason := node_missing():
             run.note(f"fit: tfjs rows skipped: {reason}")
@@ -432,7 +439,7 @@ def measure_fit(run: Run) -> None:
             errors = {}
             for key, slot in slots.items():
                 if key != "baseline_fit":
-                    rtol = RTOL_JAX if key == "fit" else RTOL_OTHER
+                    rtol = RTOL_JAX if key == "fit" or key in _fit.KERAS_VARIANTS else RTOL_OTHER
                     errors[key] = check_losses(
                         reference, slot.trace(epochs), rtol, 0.0, f"fit/{key}"
                     )
@@ -454,7 +461,7 @@ def measure_fit(run: Run) -> None:
             row["loss_check_max_rel"] = errors[key]
         if key == "fit":
             row["ratio"] = median_ratio(slot, slots["baseline_fit"])
-            for other in node:
+            for other in [slots[k] for k in _fit.KERAS_VARIANTS if k in slots] + node:
                 row[f"ratio_{other.name}"] = median_ratio(slot, other)
             if node:
                 row["ratio_best_tfjs"] = _ratio_to_best(slot, node)
@@ -532,6 +539,11 @@ def evaluate_targets(run: Run) -> None:
     )
     ratio = get("fit", "fit", "ratio")
     run.target("fit: model.fit ≥ 0.90× hand-written jax.jit + optax", ratio, ">=", 0.90, _x(ratio))
+    keras = get("fit", "fit", "ratio_keras_fit_spe")
+    run.target("fit: model.fit ≥ 2× Keras 3 fit with steps_per_execution", keras, ">=", 2.0,
+               _x(keras))  # fmt: skip
+    keras = get("fit", "fit", "ratio_keras_fit")
+    run.target("fit: model.fit ÷ Keras 3 default fit", keras, "info", 1.0, _x(keras))
     tfjs = get("fit", "fit", "ratio_best_tfjs")
     run.target("fit: model.fit ≥ 10× tfjs model.fit in Node (its faster backend)", tfjs, ">=", 10.0,
                _x(tfjs))  # fmt: skip
@@ -665,7 +677,10 @@ def report(run: Run, machine: dict[str, Any]) -> str:
         "`model.fit` (tf.sequential of dense layers, Adam, MSE, batch 32, shuffle off) on the "
         "tiny MLP's 3,200 samples, one step = one epoch (100 batches); hand-written = "
         "`jax.jit` + `optax.adam` over the same batches, sliced on device, epoch loss summed "
-        f"in the step; tfjs = tfjs 4.22's `model.fit` in Node. {config.fit_rounds} rounds, "
+        "in the step; keras_fit = Keras 3 (JAX backend) `model.fit` on the same arrays, "
+        "keras_fit_spe = the same with `steps_per_execution=100` (one dispatch per epoch), "
+        "both in fit's process; tfjs = tfjs 4.22's `model.fit` in Node. "
+        f"{config.fit_rounds} rounds, "
         "epoch losses checked against the hand-written loop first."
     )
     parts = [

@@ -25,7 +25,7 @@ LENGTHS = (10, 200)
 FIXED_LENGTH = 105  # the mean of LENGTHS
 
 
-def _compile_counter() -> dict[str, float]:
+def compile_counter() -> dict[str, float]:
     """Counts XLA compilations in this process from now on (jax.monitoring events)."""
     import jax
 
@@ -111,7 +111,7 @@ def runners(kind: str, which: str) -> tuple[dict[str, Runner], dict[str, Any]]:
     """The `which` ("varying" or "fixed") loop of `kind`; its reports add the compile count."""
     import jax
 
-    counts = _compile_counter()
+    counts = compile_counter()
     step = LOOPS[kind](varying=which == "varying")
     runner = stepper(
         step,

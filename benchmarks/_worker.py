@@ -5,6 +5,7 @@ _worker.py first-call WORKLOAD VARIANT         print one JSON line: first call, 
 _worker.py polynomial                          serve the polynomial example's loop
 _worker.py recompile KIND                      serve the varying and fixed loops of KIND
 _worker.py fit                                 serve model.fit and its hand-written twin
+_worker.py first-result MODEL                  print one JSON line: MODEL's first fit call
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ def main(argv: list[str]) -> None:
         _harness.serve(runners, {"detail": _mlp.runtime(variants[0])})
     elif mode == "first-call":
         print(json.dumps(_first_call(*args)))
+    elif mode == "first-result":
+        import _first_result
+
+        print(json.dumps(_first_result.first_result(*args)))
     elif mode == "polynomial":
         import _polynomial
 

@@ -26,6 +26,10 @@ Sections (all in one run; each prints its table, then every target as met / not 
                 keras_fit      Keras 3 (JAX backend) model.fit, default (same process)
                 keras_fit_spe  the same with steps_per_execution = 100, an epoch per dispatch
                 tfjs-cpu/wasm  tfjs 4.22's model.fit in Node (benchmarks/node/fit.js)
+  first-result  addition-rnn's LSTM model and lstm-text-generation's model, as the examples
+              build and fit them (_first_result.py): seconds from `fit` called to the first
+              epoch's logs and XLA compiles in that fit, a fresh process per run, against
+              tfjs 4.22's first epoch in Node (WASM backend; benchmarks/node/first_result.js)
 
 How it measures: a variant runs in a worker process and trains in blocks of ~0.25 s on
 command; rounds of one block per variant, in rotating order, so every ratio compares
@@ -71,7 +75,7 @@ ROOT = BENCH.parent
 RESULTS = BENCH / "results" / "train_step.json"
 TARGETS = BENCH / "results" / "targets.json"
 NODE_MODULES = ROOT / "tests" / "reference" / "node_modules" / "@tensorflow"
-SECTIONS = ("mlp", "first-call", "polynomial", "recompile", "fit")
+SECTIONS = ("mlp", "first-call", "polynomial", "recompile", "fit", "first-result")
 # Loss agreement: JAX variants differ only in Adam's bias-correction rounding (optax vs
 # tfjs); other runtimes also sum float32 products in another order, which Adam's
 # normalised steps amplify on near-zero gradients.
@@ -93,6 +97,7 @@ class Config:
     recompile_budget_s: float = 30.0
     fit_rounds: int = 8
     fit_check_epochs: int = 3
+    first_result_repeats: int = 2
 
 
 QUICK = Config(
@@ -106,6 +111,7 @@ QUICK = Config(
     recompile_budget_s=5.0,
     fit_rounds=2,
     fit_check_epochs=1,
+    first_result_repeats=1,
 )
 
 
@@ -468,6 +474,70 @@ def measure_fit(run: Run) -> None:
         run.rows.append(row)
 
 
+# ---------------------------------------------------------------------------------------
+# Time to first result: a recurrent model's first fit, fresh processes
+
+
+FIRST_RESULT_BACKEND = "wasm"  # tfjs's faster backend here (cpu took 3.5x as long)
+
+
+def _run_once(label: str, command: list[str]) -> dict[str, Any]:
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise _harness.WorkerError(f"{label}:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def measure_first_result(run: Run) -> None:
+    """Per model, `first_result_repeats` fresh runs of tfjs_grad and of tfjs, alternating."""
+    import _first_result
+
+    node = node_missing()
+    if node:
+        run.note(f"first-result: tfjs rows skipped: {node}")
+    tfjs = f"tfjs-{FIRST_RESULT_BACKEND}"
+    for name, spec in _first_result.MODELS.items():
+        runs: dict[str, list[dict[str, Any]]] = {"tfjs_grad": [], tfjs: []}
+        for _ in range(run.config.first_result_repeats):
+            ours = [sys.executable, str(BENCH / "_worker.py"), "first-result", name]
+            runs["tfjs_grad"].append(_run_once(f"first result {name}", ours))
+            if not node:
+                script = str(BENCH / "node" / "first_result.js")
+                theirs = ["node", script, name, FIRST_RESULT_BACKEND, json.dumps(spec)]
+                runs[tfjs].append(_run_once(f"first result {name} in tfjs", theirs))
+                run.runtimes[f"first-result {tfjs}"] = runs[tfjs][-1]["detail"]
+        for variant, mine in runs.items():
+            if not mine:
+                continue
+            row: dict[str, Any] = {"workload": f"first-result-{name}", "variant": variant}
+            for key in ("first_epoch_s", "fit_s", "compiles", "compile_s"):
+                if key in mine[0]:
+                    row[key] = statistics.median(m[key] for m in mine)
+            row["runs"] = len(mine)
+            if variant == "tfjs_grad" and runs[tfjs]:
+                row["ratio_tfjs"] = statistics.median(  # time ÷ tfjs's time: lower is better
+                    m["first_epoch_s"] / t["first_epoch_s"] for m, t in zip(mine, runs[tfjs])
+                )
+            run.rows.append(row)
+
+
+def _first_result_table(run: Run) -> str:
+    rows = [r for r in run.rows if r["workload"].startswith("first-result-")]
+    if not rows:
+        return ""
+    lines = [
+        "| first fit call | runtime | s to first epoch's logs | XLA compiles (s) | ÷ tfjs |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        compiles = f"{r['compiles']:g} ({r['compile_s']:.1f})" if "compiles" in r else ""
+        lines.append(
+            f"| {r['workload'][len('first-result-') :]} | {r['variant']} | "
+            f"{r['first_epoch_s']:.1f} | {compiles} | {_x(r.get('ratio_tfjs'))} |"
+        )
+    return "\n".join(lines)
+
+
 def _fit_table(run: Run) -> str:
     rows = [r for r in run.rows if r["workload"] == "fit"]
     if not rows:
@@ -547,6 +617,15 @@ def evaluate_targets(run: Run) -> None:
     tfjs = get("fit", "fit", "ratio_best_tfjs")
     run.target("fit: model.fit ≥ 10× tfjs model.fit in Node (its faster backend)", tfjs, ">=", 10.0,
                _x(tfjs))  # fmt: skip
+    import _first_result
+
+    for name in _first_result.MODELS:
+        row = _row(run, f"first-result-{name}", "tfjs_grad") or {}
+        ratio = row.get("ratio_tfjs")
+        figure = _x(ratio)
+        if row:
+            figure += f" ({row['first_epoch_s']:.1f} s, {row['compiles']:g} XLA compiles)"
+        run.target(f"{name}: first epoch ≤ 1× tfjs's first epoch", ratio, "<=", 1.0, figure)
     for kind in ("shapes", "constants"):
         varying = _row(run, f"recompile-{kind}", "varying")
         fixed = _row(run, f"recompile-{kind}", "fixed")
@@ -683,6 +762,14 @@ def report(run: Run, machine: dict[str, Any]) -> str:
         f"{config.fit_rounds} rounds, "
         "epoch losses checked against the hand-written loop first."
     )
+    first_result = (
+        "addition-rnn (its LSTM model) and lstm-text-generation as the examples build and "
+        "fit them, on random one-hot inputs of their shapes: seconds from `fit` called to "
+        "the first `onEpochEnd`, in a fresh process (model built and data made before), "
+        f"median of {config.first_result_repeats} runs alternating with tfjs 4.22's in Node "
+        f"({FIRST_RESULT_BACKEND} backend); XLA compiles counted during that fit call; "
+        "÷ tfjs = tfjs_grad's time over tfjs's (lower is better)."
+    )
     parts = [
         f"Measured {machine['date']} on {machine['cpus']} CPUs, load average "
         f"{machine['load_start']} at start and {machine['load_end']} at the end "
@@ -694,6 +781,7 @@ def report(run: Run, machine: dict[str, Any]) -> str:
         (polynomial, _polynomial_table(run)),
         (recompile, _recompile_table(run)),
         (fit, _fit_table(run)),
+        (first_result, _first_result_table(run)),
         ("", _targets_table(run)),
     ):
         if table:
@@ -737,6 +825,9 @@ def measure(run: Run, sections: list[str], workloads: list[str]) -> dict[str, An
     if "fit" in sections:
         _say("fit ...")
         measure_fit(run)
+    if "first-result" in sections:
+        _say("first result ...")
+        measure_first_result(run)
     machine["load_end"] = _load()
     evaluate_targets(run)
     return machine

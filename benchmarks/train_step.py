@@ -409,8 +409,12 @@ def measure_recompile(kind: str, run: Run) -> None:
                 "rss_growth_mb": last["rss_mb"] - start[which]["rss_mb"],
                 "compiles": last["compiles"] - start[which]["compiles"],
                 "compile_s": last["compile_s"] - start[which]["compile_s"],
+                "new_values": last["distinct"] - start[which]["distinct"],
             }
         )
+        row = run.rows[-1]
+        if row["new_values"]:  # a length (shapes) or scale (constants) first seen
+            row["compiles_per_new_value"] = row["compiles"] / row["new_values"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -639,6 +643,18 @@ def evaluate_targets(run: Run) -> None:
             2.0,
             f"{_x(slow)} ({varying['ms_per_step']:.1f} vs {fixed['ms_per_step']:.1f} ms)",
         )
+        if kind == "shapes":
+            per_new = varying.get("compiles_per_new_value")
+            run.target(
+                "varying shapes: 1.0 XLA compile per new batch length",
+                per_new,
+                "<=",
+                1.0,
+                "—"
+                if per_new is None
+                else f"{per_new:.2f} ({varying['compiles']} compiles, "
+                f"{varying['new_values']} new lengths)",
+            )
         growth = varying["rss_growth_mb"] * 500 / varying["steps"]
         run.target(
             f"varying {kind}: flat memory (≤ {FLAT_MB:g} MB per 500 steps)",
@@ -701,13 +717,16 @@ def _recompile_table(run: Run) -> str:
     if not rows:
         return ""
     lines = [
-        "| eager loop | steps | ms/step | XLA compiles | RSS growth MB |",
-        "|---|---:|---:|---:|---:|",
+        "| eager loop | steps | ms/step | XLA compiles | new lengths or values "
+        "| compiles per new one | RSS growth MB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
+        per_new = r.get("compiles_per_new_value")
         lines.append(
             f"| {r['workload'][len('recompile-') :]}, {r['variant']} | {r['steps']} | "
-            f"{r['ms_per_step']:.1f} | {r['compiles']} | {r['rss_growth_mb']:+.0f} |"
+            f"{r['ms_per_step']:.1f} | {r['compiles']} | {r.get('new_values', '—')} | "
+            f"{'—' if per_new is None else f'{per_new:.2f}'} | {r['rss_growth_mb']:+.0f} |"
         )
     return "\n".join(lines)
 

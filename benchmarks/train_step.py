@@ -449,7 +449,7 @@ def measure_fit(run: Run) -> None:
             errors = {}
             for key, slot in slots.items():
                 if key != "baseline_fit":
-                    rtol = RTOL_JAX if key == "fit" or key in _fit.KERAS_VARIANTS else RTOL_OTHER
+                    rtol = RTOL_JAX if key == "fit" else RTOL_OTHER  # Keras: see _fit
                     errors[key] = check_losses(
                         reference, slot.trace(epochs), rtol, 0.0, f"fit/{key}"
                     )
@@ -485,7 +485,8 @@ def measure_fit(run: Run) -> None:
 FIRST_RESULT_BACKEND = "wasm"  # tfjs's faster backend here (cpu took 3.5x as long)
 
 
-def _run_once(label: str, command: list[str]) -> dict[str, Any]:
+def run_fresh(label: str, command: list[str]) -> dict[str, Any]:
+    """Run `command` in a new process; its last stdout line, parsed as JSON."""
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise _harness.WorkerError(f"{label}:\n{done.stderr[-3000:]}")
@@ -504,11 +505,11 @@ def measure_first_result(run: Run) -> None:
         runs: dict[str, list[dict[str, Any]]] = {"tfjs_grad": [], tfjs: []}
         for _ in range(run.config.first_result_repeats):
             ours = [sys.executable, str(BENCH / "_worker.py"), "first-result", name]
-            runs["tfjs_grad"].append(_run_once(f"first result {name}", ours))
+            runs["tfjs_grad"].append(run_fresh(f"first result {name}", ours))
             if not node:
                 script = str(BENCH / "node" / "first_result.js")
                 theirs = ["node", script, name, FIRST_RESULT_BACKEND, json.dumps(spec)]
-                runs[tfjs].append(_run_once(f"first result {name} in tfjs", theirs))
+                runs[tfjs].append(run_fresh(f"first result {name} in tfjs", theirs))
                 run.runtimes[f"first-result {tfjs}"] = runs[tfjs][-1]["detail"]
         for variant, mine in runs.items():
             if not mine:

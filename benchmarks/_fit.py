@@ -10,6 +10,8 @@ and its loss is the epoch's size-weighted mean of the batch losses, as tfjs logs
   baseline_fit  the loop a JAX user writes: `jax.jit(step, donate_argnums=(0, 1, 2))` over a
                 params dict and `optax.adam` state, batches sliced from the arrays on
                 device, the epoch's loss summed inside the step
+  baseline_scan the same step as the body of one `jax.lax.scan` over the epoch's 100
+                batches, one jitted call (and dispatch) per epoch
   keras_fit     Keras 3 on the JAX backend as a Keras user writes it: `keras.Sequential`
                 of `keras.layers.Dense`, `compile(optimizer=keras.optimizers.Adam(...),
                 loss="mean_squared_error")`, `fit(x, y, epochs=1, batch_size=32,
@@ -76,7 +78,9 @@ def _fit_runner() -> Runner:
     return Runner(run=run, sync=lambda h: h.history["loss"][-1], trace=trace)
 
 
-def _baseline_runner() -> Runner:
+def _baseline_runner(scan: bool = False) -> Runner:
+    """The hand-written epoch: one jitted step per batch, or (scan) the whole epoch as one
+    `jax.lax.scan` over the batches in one jitted call."""
     import functools
 
     import jax
@@ -108,7 +112,24 @@ def _baseline_runner() -> Runner:
         updates, opt_state = tx.update(grads, opt_state, params)
         return optax.apply_updates(params, updates), opt_state, total + loss * BATCH
 
+    def scan_body(carry, batch):
+        params, opt_state = carry
+        loss, grads = jax.value_and_grad(loss_fn)(params, *batch)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), loss
+
+    @functools.partial(jax.jit, donate_argnums=(0, 1))
+    def scan_epoch(params, opt_state, xs, ys):
+        stacked = (xs.reshape(batches, BATCH, -1), ys.reshape(batches, BATCH, -1))
+        (params, opt_state), losses = jax.lax.scan(scan_body, (params, opt_state), stacked)
+        return params, opt_state, jnp.sum(losses) * BATCH
+
     def epoch() -> Any:
+        if scan:
+            state["params"], state["opt_state"], total = scan_epoch(
+                state["params"], state["opt_state"], xs, ys
+            )
+            return total
         total = jnp.zeros((), jnp.float32)
         for b in range(batches):
             state["params"], state["opt_state"], total = step(
@@ -173,7 +194,11 @@ def _keras_runner(steps_per_execution: int) -> Runner:
 def python_runners() -> tuple[dict[str, Runner], dict[str, Any]]:
     import jax
 
-    runners = {"baseline_fit": _baseline_runner(), "fit": _fit_runner()}
+    runners = {
+        "baseline_fit": _baseline_runner(),
+        "baseline_scan": _baseline_runner(scan=True),
+        "fit": _fit_runner(),
+    }
     detail = f"jax {jax.__version__}"
     if keras_missing() is None:
         for name, steps_per_execution in KERAS_VARIANTS.items():

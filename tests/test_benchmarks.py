@@ -279,6 +279,15 @@ def test_fit_and_its_hand_written_twin_train_alike():
         _harness.check_losses(reference, got, train_step.RTOL_JAX, 0.0, name)
 
 
+def test_medium_fit_follows_its_hand_written_classifier_loop():
+    """The medium MLP's fit (softmax + categoricalCrossentropy) and the jax.jit + optax loop
+    over the same clipped cross-entropy log the same first epoch."""
+    runners, _ = _fit.python_runners("medium")
+    assert set(runners) == {"baseline_fit", "fit"}
+    reference = runners["baseline_fit"].trace(1)
+    _harness.check_losses(reference, runners["fit"].trace(1), train_step.RTOL_JAX, 0.0, "medium")
+
+
 @_needs_node
 def test_node_fit_worker_trains_alike(tmp_path):
     reference = _fit._baseline_runner().trace(2)

@@ -59,7 +59,7 @@ BENCH_STAMP := .venv/.bench-installed
 NODE_STAMP := tests/reference/node_modules/.package-lock.json
 
 $(BENCH_STAMP): $(STAMP) pyproject.toml
-	$(PY) -m pip install -q -e '.[bench]' && touch $@ || echo "bench: torch not installed"
+	$(PY) -m pip install -q -e '.[bench]' && touch $@ || echo "bench: torch or keras not installed"
 
 $(NODE_STAMP): tests/reference/package.json tests/reference/package-lock.json
 	cd tests/reference && npm install --no-audit --no-fund || echo "bench: npm install failed"

@@ -9,7 +9,9 @@ that do not: the cost of recompiling, in time and memory.
 
 Each loop is written as a tfjs user writes it (`tf.tidy` around `minimize(..., True)`,
 the step's tensors made from host arrays inside the tidy) and runs in its own worker,
-so its memory growth and compile count are its own.
+so its memory growth and compile count are its own. Each worker also reports how many
+distinct lengths (shapes) or scales (constants) its loop has fed so far, so that
+compiles per new length can be read off (one program per new length is the goal).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ LENGTHS = (10, 200)
 FIXED_LENGTH = 105  # the mean of LENGTHS
 
 
-def _compile_counter() -> dict[str, float]:
+def compile_counter() -> dict[str, float]:
     """Counts XLA compilations in this process from now on (jax.monitoring events)."""
     import jax
 
@@ -40,7 +42,7 @@ def _compile_counter() -> dict[str, float]:
     return counts
 
 
-def _policy_loop(varying: bool) -> Any:
+def _policy_loop(varying: bool, seen: set[Any]) -> Any:
     import jax
 
     import tfjs_grad as tf
@@ -71,12 +73,13 @@ def _policy_loop(varying: bool) -> Any:
 
     def step():
         states, actions, advantages = next(episodes)
+        seen.add(len(states))
         return tf.tidy(lambda: update(tf.tensor(states), tf.tensor(actions), tf.tensor(advantages)))
 
     return step
 
 
-def _scaled_loss_loop(varying: bool) -> Any:
+def _scaled_loss_loop(varying: bool, seen: set[Any]) -> Any:
     import _mlp
     import jax
 
@@ -99,6 +102,7 @@ def _scaled_loss_loop(varying: bool) -> Any:
     def step():
         x, y = next(batches)
         scale = 1 + 0.001 * next(counter) if varying else 1.0
+        seen.add(scale)
         return tf.tidy(lambda: update(tf.tensor(x), tf.tensor(y), scale))
 
     return step
@@ -111,12 +115,13 @@ def runners(kind: str, which: str) -> tuple[dict[str, Runner], dict[str, Any]]:
     """The `which` ("varying" or "fixed") loop of `kind`; its reports add the compile count."""
     import jax
 
-    counts = _compile_counter()
-    step = LOOPS[kind](varying=which == "varying")
+    counts = compile_counter()
+    seen: set[Any] = set()
+    step = LOOPS[kind](varying=which == "varying", seen=seen)
     runner = stepper(
         step,
         sync=lambda value: float(jax.block_until_ready(value)),
         losses=lambda value: [float(value)],
     )
-    runner.report = lambda: dict(counts)
+    runner.report = lambda: {**counts, "distinct": len(seen)}
     return {which: runner}, {"detail": f"jax {jax.__version__}, tfjs_grad eager"}

@@ -4,7 +4,8 @@ _worker.py mlp WORKLOAD VARIANT[,VARIANT...]   serve the protocol (see _harness.
 _worker.py first-call WORKLOAD VARIANT         print one JSON line: first call, peak RSS
 _worker.py polynomial                          serve the polynomial example's loop
 _worker.py recompile KIND                      serve the varying and fixed loops of KIND
-_worker.py fit                                 serve model.fit and its hand-written twin
+_worker.py fit [WORKLOAD]                      serve model.fit and its hand-written twin
+_worker.py first-result MODEL                  print one JSON line: MODEL's first fit call
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ def main(argv: list[str]) -> None:
         _harness.serve(runners, {"detail": _mlp.runtime(variants[0])})
     elif mode == "first-call":
         print(json.dumps(_first_call(*args)))
+    elif mode == "first-result":
+        import _first_result
+
+        print(json.dumps(_first_result.first_result(*args)))
     elif mode == "polynomial":
         import _polynomial
 
@@ -50,7 +55,7 @@ def main(argv: list[str]) -> None:
     elif mode == "fit":
         import _fit
 
-        _harness.serve(*_fit.python_runners())
+        _harness.serve(*_fit.python_runners(*args))
     elif mode == "recompile":
         import _recompile
 

@@ -18,6 +18,7 @@ import tfjs_grad as tf
 BENCH = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
+import _first_result  # noqa: E402
 import _fit  # noqa: E402
 import _harness  # noqa: E402
 import _mlp  # noqa: E402
@@ -269,11 +270,22 @@ def test_saved_results_report_the_same_without_measuring(tmp_path, monkeypatch):
 
 
 def test_fit_and_its_hand_written_twin_train_alike():
-    """model.fit's epoch losses equal the hand-written jax.jit + optax epoch loop's."""
+    """model.fit's epoch losses equal the hand-written jax.jit + optax epoch loop's, and
+    so do those of the same step under lax.scan, one call per epoch."""
     runners, _ = _fit.python_runners()
     reference = runners["baseline_fit"].trace(2)
-    got = runners["fit"].trace(2)
-    _harness.check_losses(reference, got, train_step.RTOL_JAX, 0.0, "fit")
+    for name in ("fit", "baseline_scan"):
+        got = runners[name].trace(2)
+        _harness.check_losses(reference, got, train_step.RTOL_JAX, 0.0, name)
+
+
+def test_medium_fit_follows_its_hand_written_classifier_loop():
+    """The medium MLP's fit (softmax + categoricalCrossentropy) and the jax.jit + optax loop
+    over the same clipped cross-entropy log the same first epoch."""
+    runners, _ = _fit.python_runners("medium")
+    assert set(runners) == {"baseline_fit", "fit"}
+    reference = runners["baseline_fit"].trace(1)
+    _harness.check_losses(reference, runners["fit"].trace(1), train_step.RTOL_JAX, 0.0, "medium")
 
 
 @_needs_node
@@ -287,3 +299,109 @@ def test_node_fit_worker_trains_alike(tmp_path):
         second = worker.request(op="block", variant="cpu", steps=1)
     _harness.check_losses(reference, got, train_step.RTOL_OTHER, 0.0, "tfjs fit")
     assert first["tensors"] == second["tensors"]  # fit leaks no tensors
+
+
+@pytest.mark.skipif(_fit.keras_missing() is not None, reason="keras (the bench extra)")
+def test_keras_fit_rows_train_as_the_hand_written_loop():
+    """Keras 3's fit on the JAX backend, per batch and a whole epoch per dispatch, follows
+    the hand-written jax.jit + optax epoch losses (same weights and data; Keras's Adam puts
+    epsilon before the bias correction, hence the other runtimes' tolerance)."""
+    runners, info = _fit.python_runners()
+    reference = runners["baseline_fit"].trace(3)
+    assert "keras 3." in info["detail"]
+    for name in _fit.KERAS_VARIANTS:
+        got = runners[name].trace(3)
+        _harness.check_losses(reference, got, train_step.RTOL_OTHER, 0.0, name)
+
+
+def _tiny_recurrent(monkeypatch) -> dict:
+    """The first-result models at toy sizes (their structure and fit arguments unchanged)."""
+    small = {"units": 8, "train": 40, "batch": 16}
+    models = {name: {**spec, **small} for name, spec in _first_result.MODELS.items()}
+    models["addition-rnn"]["validation"] = 8
+    models["lstm-text-generation"]["in_len"] = 6
+    monkeypatch.setattr(_first_result, "MODELS", models)
+    return models
+
+
+@pytest.mark.parametrize("name", sorted(_first_result.MODELS))
+def test_first_result_times_the_first_fit_and_counts_its_compiles(monkeypatch, name):
+    spec = _tiny_recurrent(monkeypatch)[name]
+    got = _first_result.first_result(name)
+    assert 0 < got["first_epoch_s"] <= got["fit_s"]
+    assert got["compiles"] >= 1 and got["compile_s"] > 0
+    # One epoch from a fresh start on random one-hot targets: the cross-entropy of
+    # near-uniform predictions, log(vocabulary size).
+    assert abs(got["epoch_loss"] - math.log(spec["vocab"])) < 0.3
+
+
+@_needs_node
+@pytest.mark.parametrize("name", sorted(_first_result.MODELS))
+def test_node_first_result_runs_the_same_model_in_tfjs(monkeypatch, name):
+    spec = _tiny_recurrent(monkeypatch)[name]
+    script = str(BENCH / "node" / "first_result.js")
+    got = train_step.run_fresh(name, ["node", script, name, "cpu", json.dumps(spec)])
+    assert "cpu backend" in got["detail"]
+    assert 0 < got["first_epoch_s"] <= got["fit_s"]
+    assert abs(got["epoch_loss"] - math.log(spec["vocab"])) < 0.3
+
+
+def test_report_shows_first_result_and_compiles_per_new_length():
+    run = train_step.Run(train_step.QUICK)
+    run.rows = [
+        {
+            "workload": "first-result-addition-rnn",
+            "variant": "tfjs_grad",
+            "first_epoch_s": 6.0,
+            "fit_s": 6.1,
+            "compiles": 9,
+            "compile_s": 3.5,
+            "runs": 1,
+            "ratio_tfjs": 2.0,
+        },
+        {
+            "workload": "first-result-addition-rnn",
+            "variant": "tfjs-wasm",
+            "first_epoch_s": 3.0,
+            "fit_s": 3.0,
+            "runs": 1,
+        },
+        {
+            "workload": "recompile-shapes",
+            "variant": "varying",
+            "steps": 50,
+            "ms_per_step": 30.0,
+            "rss_growth_mb": 4.0,
+            "compiles": 58,
+            "compile_s": 9.0,
+            "new_values": 40,
+            "compiles_per_new_value": 1.45,
+        },
+        {
+            "workload": "recompile-shapes",
+            "variant": "fixed",
+            "steps": 50,
+            "ms_per_step": 1.0,
+            "rss_growth_mb": 0.0,
+            "compiles": 0,
+            "compile_s": 0.0,
+            "new_values": 0,
+        },
+    ]
+    train_step.evaluate_targets(run)
+    machine = {"date": "2026-01-01", "cpus": 2, "load_start": "0 0 0", "load_end": "1 1 1"}
+    text = train_step.report(run, machine)
+    assert "| addition-rnn | tfjs_grad | 6.0 | 9 (3.5) | 2.00× |" in text
+    assert "| addition-rnn | tfjs-wasm | 3.0 |  | — |" in text
+    assert (
+        "| addition-rnn: first epoch ≤ 1× tfjs's first epoch | 2.00× (6.0 s, 9 XLA compiles) "
+        "| **not met** |" in text
+    )
+    assert (
+        "| lstm-text-generation: first epoch ≤ 1× tfjs's first epoch | — | not measured |" in text
+    )
+    assert "| shapes, varying | 50 | 30.0 | 58 | 40 | 1.45 | +4 |" in text
+    assert (
+        "| varying shapes: 1.0 XLA compile per new batch length | 1.45 (58 compiles, "
+        "40 new lengths) | **not met** |" in text
+    )

@@ -117,3 +117,8 @@ def test_every_op_announces_the_tensors_it_returns():
             shown = typing.get_type_hints(public)["return"]
             assert shown == (tf.Tensor if body == "jax.Array" else list[tf.Tensor]), name
             assert "Tensor" in str(inspect.signature(public).return_annotation), name
+
+
+def test_user_code_builds_layers_from_typed_configs():
+    user_code = _load(ROOT / "tests" / "typing" / "user_code.py", "typing_user_code")
+    assert user_code.layer_configs() == [3, 2, 2, 1, 5]

@@ -106,6 +106,16 @@ def more_of_the_api() -> list[float]:
     ]
 
 
+def layer_configs() -> list[int | None]:
+    # a config dict literal, keywords, both, snake_case keys: each key checked by pyright
+    hidden = tf.layers.dense({"units": 3, "activation": "relu", "inputShape": [4]})
+    conv = tf.layers.conv2d({"filters": 2, "kernelSize": [3, 3], "padding": "same"})
+    cell = tf.layers.lstm(units=2, returnSequences=True, recurrent_initializer="zeros")
+    both = tf.layers.dense({"units": 1}, use_bias=False, kernelInitializer="ones")
+    config: tf.layers.configs.DenseConfig = {"units": 5, "kernelRegularizer": "l2"}
+    return [hidden.units, conv.filters, cell.units, both.units, tf.layers.dense(config).units]
+
+
 if __name__ == "__main__":
     readme_first_example()
     method_chains()
@@ -114,3 +124,4 @@ if __name__ == "__main__":
     functional_model()
     seed_stop_gradient()
     more_of_the_api()
+    layer_configs()

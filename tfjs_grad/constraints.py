@@ -1,7 +1,6 @@
 """`tf.constraints`: projections applied to weights after each training step (tfjs's).
 
->>> import jax
-import jax.numpy as jnp
+>>> import jax.numpy as jnp
 >>> import tfjs_grad as tf
 >>> tf.constraints.nonNeg().apply(jnp.array([-1.0, 2.0])).tolist()
 [0.0, 2.0]

@@ -142,6 +142,12 @@ def test_results_have_the_annotated_types():
     ragged = tf.raggedGather([[0, 2, 3]], [1.0, 2.0, 3.0], [1, 0], 1)
     assert type(ragged.outputDenseValues) is tf.Tensor
     assert all(type(s) is tf.Tensor for s in ragged.output_nested_splits)
+    pooled = tf.maxPoolWithArgmax(tf.ones([1, 2, 2, 1]), 2, 2, "valid")
+    reshaped = tf.sparse.sparseReshape([[0, 1]], [2, 2], [4])
+    padded = tf.image.nonMaxSuppressionPadded([[0, 0, 1, 1]], [0.5], 2)
+    for result in (pooled, reshaped, padded):
+        assert all(type(field) is tf.Tensor for field in result)
+        assert result[result.keys()[0]] is result[0]
     assert type(tf.buffer([1]).toTensor()) is tf.Tensor
     assert type(tf.buffer([1], "int32").get(0)) is int
     assert type(tf.linalg.gramSchmidt([[0, 2]])) is list

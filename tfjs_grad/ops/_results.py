@@ -13,7 +13,7 @@ from its arrays with `from_arrays` (the op returns them as Tensors).
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 R = TypeVar("R", bound=tuple[Any, ...])
 
@@ -23,7 +23,18 @@ def _snake(name: str) -> str:
 
 
 class ByKey:
-    """Mixin: `result['field']` and `result.snake_field` beside the NamedTuple's fields."""
+    """Mixin: `result['field']` and `result.snake_field` beside the NamedTuple's fields.
+
+    >>> from typing import NamedTuple
+    >>> class PaddedFields(NamedTuple):
+    ...     selectedIndices: int
+    ...     validOutputs: int
+    >>> class Padded(ByKey, PaddedFields):
+    ...     __slots__ = ()
+    >>> r = Padded(3, 4)
+    >>> r["selectedIndices"], r.valid_outputs, r[1], r.keys()
+    (3, 4, 4, ('selectedIndices', 'validOutputs'))
+    """
 
     _fields: tuple[str, ...]
 
@@ -44,28 +55,13 @@ class ByKey:
         return self._fields
 
 
-def result_type(typename: str, *fields: str) -> type:
-    """A NamedTuple class with tfjs's `fields`, readable by key and by snake_case name.
-
-    >>> TopK = result_type("TopK", "values", "indices")
-    >>> r = TopK(1, 2)
-    >>> r["indices"], r.values, r.indices
-    (2, 1, 2)
-    >>> Padded = result_type("Padded", "selectedIndices", "validOutputs")
-    >>> Padded(3, 4).valid_outputs
-    4
-    """
-    base = NamedTuple(typename, [(f, Any) for f in fields])  # type: ignore[misc]
-    return type(typename, (ByKey, base), {"__slots__": ()})
-
-
 def from_arrays(result: type[R], *arrays: Any) -> R:
     """An op body's `result` of its arrays (or lists of arrays), which the op returns as
     Tensors: the fields are typed as the op's caller sees them.
 
-    >>> class Pair(ByKey, NamedTuple("PairFields", [("first", Any), ("second", Any)])):
-    ...     __slots__ = ()
-    >>> from_arrays(Pair, 1, 2)["second"]
-    2
+    >>> import jax.numpy as jnp
+    >>> from tfjs_grad.ops.sorting import TopK
+    >>> from_arrays(TopK, jnp.ones(2), jnp.arange(2))["indices"].tolist()
+    [0, 1]
     """
     return result(*arrays)

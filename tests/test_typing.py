@@ -21,6 +21,7 @@ import typing
 import pytest
 
 import tfjs_grad as tf
+from tfjs_grad.ops.sorting import TopK, Unique
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -117,3 +118,41 @@ def test_every_op_announces_the_tensors_it_returns():
             shown = typing.get_type_hints(public)["return"]
             assert shown == (tf.Tensor if body == "jax.Array" else list[tf.Tensor]), name
             assert "Tensor" in str(inspect.signature(public).return_annotation), name
+
+
+def test_user_code_builds_layers_from_typed_configs():
+    user_code = _load(ROOT / "tests" / "typing" / "user_code.py", "typing_user_code")
+    assert user_code.layer_configs() == [3, 2, 2, 1, 5]
+
+
+def test_user_code_reads_typed_results():
+    user_code = _load(ROOT / "tests" / "typing" / "user_code.py", "typing_user_code")
+    # topk [5, 3] + [1, 2]; top-1 5 - index 1; unique's indices [0, 1, 0]; the buffer [0, 4]
+    # + 1; raggedRange's splits [0, 3, 5]; |[0.6, 0.8]| + |[0.8, -0.6]| = 2.8, and [0, 1]
+    assert user_code.typed_results() == pytest.approx([6, 5, 4, 1, 1, 5, 5, 3.8], abs=1e-5)
+
+
+def test_results_have_the_annotated_types():
+    x = tf.tensor1d([1, 5, 3])
+    top, seen = tf.topk(x, 2), tf.unique(x)
+    assert type(top) is TopK and type(seen) is Unique
+    for result in (top, seen, x.topk(1)):
+        assert all(type(field) is tf.Tensor for field in result)
+        assert result["values"] is result.values and result[1] is result.indices
+    ragged = tf.raggedGather([[0, 2, 3]], [1.0, 2.0, 3.0], [1, 0], 1)
+    assert type(ragged.outputDenseValues) is tf.Tensor
+    assert all(type(s) is tf.Tensor for s in ragged.output_nested_splits)
+    pooled = tf.maxPoolWithArgmax(tf.ones([1, 2, 2, 1]), 2, 2, "valid")
+    reshaped = tf.sparse.sparseReshape([[0, 1]], [2, 2], [4])
+    padded = tf.image.nonMaxSuppressionPadded([[0, 0, 1, 1]], [0.5], 2)
+    for result in (pooled, reshaped, padded):
+        assert all(type(field) is tf.Tensor for field in result)
+        assert result[result.keys()[0]] is result[0]
+    assert type(tf.buffer([1]).toTensor()) is tf.Tensor
+    assert type(tf.buffer([1], "int32").get(0)) is int
+    assert type(tf.linalg.gramSchmidt([[0, 2]])) is list
+    assert type(tf.linalg.gramSchmidt(tf.tensor2d([[0, 2]]))) is tf.Tensor
+    dense = tf.layers.dense({"units": 2})
+    out = dense.apply(tf.input({"shape": [3]}))
+    assert dense.output is out and type(dense.input) is tf.layers.SymbolicTensor
+    assert dense.inputShape == [None, 3] and dense.outputShape == [None, 2]

@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import weakref
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import jax
 from jax.core import Tracer
@@ -29,7 +29,11 @@ _innermost: contextvars.ContextVar[list[weakref.ref[Any]] | None] = contextvars.
 )
 
 
-def track(result: T, inputs: tuple[Any, ...] = ()) -> T:
+@overload
+def track(result: jax.Array, inputs: tuple[Any, ...] = ()) -> Tensor: ...
+@overload
+def track(result: T, inputs: tuple[Any, ...] = ()) -> T: ...
+def track(result: Any, inputs: tuple[Any, ...] = ()) -> Any:
     """`result` with its arrays as `tf.Tensor`s, each new one recorded in the current tidy
     scope (in lists, tuples, dicts and NamedTuples too); Tensors already in it stay as
     they are. `inputs` is accepted for older callers and ignored: a tidy detaches the

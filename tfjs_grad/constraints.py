@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import jax
 import jax.numpy as jnp
 
 from ._config import camel, merge
+from ._tensor import Tensor
+from ._tensors import TensorLike
 
 _EPSILON = 1e-7  # tfjs's backend epsilon
 
@@ -23,7 +26,8 @@ def _norms(w: Any, axis: Any) -> Any:
 
 
 class Constraint:
-    """Base class: `apply(w)` is the projected value."""
+    """Base class: `apply(w)` is the projected value (an array for an array; for a Tensor,
+    the projections written with operators give a Tensor, `nonNeg` an array)."""
 
     className: ClassVar[str] = "Constraint"
     _KEYS: ClassVar[dict[str, Any]] = {}
@@ -31,7 +35,7 @@ class Constraint:
     def __init__(self, config: Mapping[str, Any] | None = None, /, **kwargs: Any):
         self.config = merge(config, kwargs, self._KEYS, self.className)
 
-    def apply(self, w: Any) -> Any:
+    def apply(self, w: TensorLike) -> jax.Array | Tensor:
         raise NotImplementedError
 
     __call__ = apply
@@ -50,7 +54,7 @@ class MaxNorm(Constraint):
     className = "MaxNorm"
     _KEYS = {"maxValue": 2.0, "axis": 0}
 
-    def apply(self, w: Any) -> Any:
+    def apply(self, w: TensorLike) -> jax.Array | Tensor:
         norms = _norms(w, self.config["axis"])
         desired = jnp.clip(norms, 0, self.config["maxValue"])
         return w * (desired / (_EPSILON + norms))
@@ -63,14 +67,14 @@ class UnitNorm(Constraint):
     className = "UnitNorm"
     _KEYS = {"axis": 0}
 
-    def apply(self, w: Any) -> Any:
+    def apply(self, w: TensorLike) -> jax.Array | Tensor:
         return w / (_EPSILON + _norms(w, self.config["axis"]))
 
 
 class NonNeg(Constraint):
     className = "NonNeg"
 
-    def apply(self, w: Any) -> Any:
+    def apply(self, w: TensorLike) -> jax.Array | Tensor:
         return jnp.maximum(w, 0)
 
 
@@ -78,7 +82,7 @@ class MinMaxNorm(Constraint):
     className = "MinMaxNorm"
     _KEYS = {"minValue": 0.0, "maxValue": 1.0, "rate": 1.0, "axis": 0}
 
-    def apply(self, w: Any) -> Any:
+    def apply(self, w: TensorLike) -> jax.Array | Tensor:
         c = self.config
         norms = _norms(w, c["axis"])
         desired = (

@@ -106,6 +106,37 @@ def more_of_the_api() -> list[float]:
     ]
 
 
+def layer_configs() -> list[int | None]:
+    # a config dict literal, keywords, both, snake_case keys: each key checked by pyright
+    hidden = tf.layers.dense({"units": 3, "activation": "relu", "inputShape": [4]})
+    conv = tf.layers.conv2d({"filters": 2, "kernelSize": [3, 3], "padding": "same"})
+    cell = tf.layers.lstm(units=2, returnSequences=True, recurrent_initializer="zeros")
+    both = tf.layers.dense({"units": 1}, use_bias=False, kernelInitializer="ones")
+    config: tf.layers.configs.DenseConfig = {"units": 5, "kernelRegularizer": "l2"}
+    return [hidden.units, conv.filters, cell.units, both.units, tf.layers.dense(config).units]
+
+
+def typed_results() -> list[float]:
+    x = tf.tensor1d([1, 5, 3])
+    top = tf.topk(x, 2)
+    values, indices = x.topk(1)
+    seen = tf.unique(tf.tensor1d([3, 1, 3]))
+    buffer = tf.buffer([2], "float32")
+    buffer.set(4, 1)
+    filled = buffer.toTensor().add(1)
+    ragged = tf.raggedRange(tf.tensor1d([0, 5], "int32"), [3, 3], [1, -1])
+    basis = tf.linalg.gramSchmidt(tf.tensor2d([[3, 4], [1, 0]]))
+    vectors = tf.linalg.gramSchmidt([tf.tensor1d([0, 2])])
+    return [
+        *top.values.add(top.indices).dataSync().tolist(),
+        float(values.sub(indices).dataSync()[0]),
+        float(seen.indices.sum().dataSync()[0]),
+        *filled.dataSync().tolist(),
+        float(ragged.rtNestedSplits.max().dataSync()[0]),
+        float(basis.abs().sum().dataSync()[0]) + float(vectors[0].sum().dataSync()[0]),
+    ]
+
+
 if __name__ == "__main__":
     readme_first_example()
     method_chains()
@@ -114,3 +145,5 @@ if __name__ == "__main__":
     functional_model()
     seed_stop_gradient()
     more_of_the_api()
+    layer_configs()
+    typed_results()

@@ -554,7 +554,7 @@ class Layer:
     computeOutputShape = compute_output_shape
 
     @property
-    def outputShape(self) -> Any:
+    def outputShape(self) -> list[int | None] | list[list[int | None]]:
         """The output shape of the layer's calls on symbolic tensors (all must agree)."""
         if not self.inboundNodes:
             raise ValueError(
@@ -572,7 +572,7 @@ class Layer:
     output_shape = outputShape
 
     @property
-    def inputShape(self) -> Any:
+    def inputShape(self) -> list[int | None] | list[list[int | None]]:
         if not self.inboundNodes:
             raise ValueError(f"The layer {self.name} is not connected, no input to return.")
         shapes = self.inboundNodes[0].inputShapes
@@ -581,7 +581,7 @@ class Layer:
     input_shape = inputShape
 
     @property
-    def input(self) -> Any:
+    def input(self) -> SymbolicTensor | list[SymbolicTensor]:
         """The symbolic input(s) of the layer's one call (tfjs's `layer.input`)."""
         if len(self.inboundNodes) > 1:
             raise AttributeError(
@@ -594,7 +594,7 @@ class Layer:
         return tensors[0] if len(tensors) == 1 else list(tensors)
 
     @property
-    def output(self) -> Any:
+    def output(self) -> SymbolicTensor | list[SymbolicTensor]:
         """The symbolic output(s) of the layer's one call (tfjs's `layer.output`)."""
         if not self.inboundNodes:
             raise AttributeError(f"Layer {self.name} has no inbound nodes.")

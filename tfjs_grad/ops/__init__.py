@@ -361,12 +361,18 @@ all = _scans.all_
 any = _scans.any_
 complex = _creation2.complex_
 round = _unary.round_
-__all__ += [
-    name
-    for module in (_unary, _binary, _scans, _creation2, _random_ops, _ragged)
-    for name in module.__all__
-    if not name.endswith("_") and name != "is_nan"
-]
+# (spelled out, not a comprehension, so that type checkers see these ops as tf.<name>)
+__all__ += _unary.__all__
+__all__ += _binary.__all__
+__all__ += _scans.__all__
+__all__ += _creation2.__all__
+__all__ += _random_ops.__all__
+__all__ += _ragged.__all__
+__all__.remove("is_nan")
+__all__.remove("round_")
+__all__.remove("all_")
+__all__.remove("any_")
+__all__.remove("complex_")
 
 # tfjs's builtin-named ops and sub-namespaces: attributes of tf.ops, listed by dir() too.
 _ATTRIBUTES_ONLY = ["abs", "all", "any", "complex", "is_nan", "max", "min", "pow", "print"]

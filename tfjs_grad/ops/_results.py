@@ -4,20 +4,37 @@ An op that returns a JS object returns a NamedTuple with tfjs's camelCase field 
 also answers `r['values']` (as the JS object would) and the snake_case attribute
 (`r.selected_indices`). Being a NamedTuple, it is a JAX pytree: it passes through `jax.jit`,
 `jax.vmap` and the gradient functions.
+
+A result a type checker should see field by field is a class: a NamedTuple of its fields
+(typed as the caller gets them, Tensors), with `ByKey` mixed in; an op's body builds it
+from its arrays with `from_arrays` (the op returns them as Tensors).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any, TypeVar
+
+R = TypeVar("R", bound=tuple[Any, ...])
 
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-class _ByKey:
-    """Mixin: `result['field']` and `result.snake_field` beside the NamedTuple's fields."""
+class ByKey:
+    """Mixin: `result['field']` and `result.snake_field` beside the NamedTuple's fields.
+
+    >>> from typing import NamedTuple
+    >>> class PaddedFields(NamedTuple):
+    ...     selectedIndices: int
+    ...     validOutputs: int
+    >>> class Padded(ByKey, PaddedFields):
+    ...     __slots__ = ()
+    >>> r = Padded(3, 4)
+    >>> r["selectedIndices"], r.valid_outputs, r[1], r.keys()
+    (3, 4, 4, ('selectedIndices', 'validOutputs'))
+    """
 
     _fields: tuple[str, ...]
 
@@ -38,16 +55,13 @@ class _ByKey:
         return self._fields
 
 
-def result_type(typename: str, *fields: str) -> type:
-    """A NamedTuple class with tfjs's `fields`, readable by key and by snake_case name.
+def from_arrays(result: type[R], *arrays: Any) -> R:
+    """An op body's `result` of its arrays (or lists of arrays), which the op returns as
+    Tensors: the fields are typed as the op's caller sees them.
 
-    >>> TopK = result_type("TopK", "values", "indices")
-    >>> r = TopK(1, 2)
-    >>> r["indices"], r.values, r.indices
-    (2, 1, 2)
-    >>> Padded = result_type("Padded", "selectedIndices", "validOutputs")
-    >>> Padded(3, 4).valid_outputs
-    4
+    >>> import jax.numpy as jnp
+    >>> from tfjs_grad.ops.sorting import TopK
+    >>> from_arrays(TopK, jnp.ones(2), jnp.arange(2))["indices"].tolist()
+    [0, 1]
     """
-    base = NamedTuple(typename, [(f, Any) for f in fields])  # type: ignore[misc]
-    return type(typename, (_ByKey, base), {"__slots__": ()})
+    return result(*arrays)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import jax
 import jax.numpy as jnp
 
+from .._tensor import Tensor
 from .._tensors import LIST, NUMERIC, ArrayLike, convert, op
 
 __all__ = ["band_part", "bandPart", "gram_schmidt", "gramSchmidt", "qr"]
@@ -55,6 +56,10 @@ def band_part(a: ArrayLike, num_lower: Any, num_upper: Any) -> jax.Array:
     return jnp.where(keep, a, jnp.zeros((), a.dtype))
 
 
+@overload
+def gram_schmidt(xs: list[ArrayLike] | tuple[ArrayLike, ...]) -> list[Tensor]: ...
+@overload
+def gram_schmidt(xs: ArrayLike) -> Tensor: ...
 @op("gramSchmidt", xs=LIST)
 def gram_schmidt(xs: ArrayLike | Sequence[ArrayLike]) -> Any:
     """Orthonormal vectors spanning the rows of a matrix (or a list of vectors), by

@@ -14,14 +14,15 @@ import bisect
 import functools
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._tensor import Tensor
 from .._tensors import FLOAT, INT, NUMERIC, ArrayLike, dtype_name, op
-from ._results import result_type
+from ._results import ByKey, from_arrays
 from .asynchronous import resolved
 
 __all__ = [
@@ -57,10 +58,29 @@ __all__ = [
     "transform",
 ]
 
-NonMaxSuppressionWithScore = result_type(
-    "NonMaxSuppressionWithScore", "selectedIndices", "selectedScores"
-)
-NonMaxSuppressionPadded = result_type("NonMaxSuppressionPadded", "selectedIndices", "validOutputs")
+
+class NonMaxSuppressionWithScoreFields(NamedTuple):
+    selectedIndices: Tensor
+    selectedScores: Tensor
+
+
+class NonMaxSuppressionWithScore(ByKey, NonMaxSuppressionWithScoreFields):
+    """`nonMaxSuppressionWithScore`'s `{selectedIndices, selectedScores}` (also by key)."""
+
+    __slots__ = ()
+
+
+class NonMaxSuppressionPaddedFields(NamedTuple):
+    selectedIndices: Tensor
+    validOutputs: Tensor
+
+
+class NonMaxSuppressionPadded(ByKey, NonMaxSuppressionPaddedFields):
+    """`nonMaxSuppressionPadded`'s `{selectedIndices, validOutputs}` (also by key)."""
+
+    __slots__ = ()
+
+
 _LUMA = (0.2989, 0.5870, 0.1140)
 
 
@@ -615,7 +635,7 @@ def non_max_suppression_with_score(
     iou_threshold: float = 0.5,
     score_threshold: float = -math.inf,
     soft_nms_sigma: float = 0.0,
-) -> Any:
+) -> NonMaxSuppressionWithScore:
     """Non-max suppression that also returns the kept scores, like
     `tf.image.nonMaxSuppressionWithScore`: `{selectedIndices, selectedScores}`; with
     `soft_nms_sigma > 0` overlapping boxes are down-weighted by exp(-iou^2 / (2 sigma))
@@ -629,8 +649,8 @@ def non_max_suppression_with_score(
     selected, kept = _suppress(
         boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma
     )
-    return NonMaxSuppressionWithScore(
-        jnp.asarray(selected, jnp.int32), jnp.asarray(kept, jnp.float32)
+    return from_arrays(
+        NonMaxSuppressionWithScore, jnp.asarray(selected, jnp.int32), jnp.asarray(kept, jnp.float32)
     )
 
 
@@ -669,7 +689,7 @@ def non_max_suppression_padded(
     iou_threshold: float = 0.5,
     score_threshold: float = -math.inf,
     pad_to_max_output_size: bool = False,
-) -> Any:
+) -> NonMaxSuppressionPadded:
     """Non-max suppression returning `{selectedIndices, validOutputs}`, like
     `tf.image.nonMaxSuppressionPadded`: with `pad_to_max_output_size` the indices are
     padded with 0 to `max_output_size`; `validOutputs` is an int32 scalar. Eager only.
@@ -683,7 +703,9 @@ def non_max_suppression_padded(
     valid = len(selected)
     if pad_to_max_output_size:
         selected += [0] * max(0, int(max_output_size) - valid)
-    return NonMaxSuppressionPadded(jnp.asarray(selected, jnp.int32), jnp.asarray(valid, jnp.int32))
+    return from_arrays(
+        NonMaxSuppressionPadded, jnp.asarray(selected, jnp.int32), jnp.asarray(valid, jnp.int32)
+    )
 
 
 @op("image.nonMaxSuppressionPaddedAsync", eager_only=True, boxes=FLOAT, scores=FLOAT)

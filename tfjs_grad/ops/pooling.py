@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._tensor import Tensor
 from .._tensors import FLOAT, NUMERIC, ArrayLike, inside, op
 from . import _geometry
 from ._geometry import Pad
-from ._results import result_type
+from ._results import ByKey, from_arrays
 
 __all__ = [
     "MaxPoolWithArgmax",
@@ -36,7 +37,16 @@ __all__ = [
     "pool",
 ]
 
-MaxPoolWithArgmax = result_type("MaxPoolWithArgmax", "result", "indexes")
+
+class MaxPoolWithArgmaxFields(NamedTuple):
+    result: Tensor
+    indexes: Tensor
+
+
+class MaxPoolWithArgmax(ByKey, MaxPoolWithArgmaxFields):
+    """`maxPoolWithArgmax`'s `{result, indexes}` (also by key)."""
+
+    __slots__ = ()
 
 
 def _lowest(dtype: Any) -> float | int | bool:
@@ -237,7 +247,7 @@ def max_pool_with_argmax(
     strides: int | Sequence[int],
     pad: Pad,
     include_batch_in_index: bool = False,
-) -> Any:
+) -> MaxPoolWithArgmax:
     """2-D max pooling that also says where each max came from, like `tf.maxPoolWithArgmax`.
 
     Returns `{result, indexes}` (a NamedTuple): `indexes` is int32, the flat position
@@ -289,7 +299,7 @@ def max_pool_with_argmax(
         flat = flat + (jnp.arange(batch, dtype=jnp.int32) * (height * width * channels)).reshape(
             -1, 1, 1, 1
         )
-    return MaxPoolWithArgmax(result, flat.astype(jnp.int32))
+    return from_arrays(MaxPoolWithArgmax, result, flat.astype(jnp.int32))
 
 
 @op("pool", input=NUMERIC)

@@ -10,15 +10,16 @@ the results are differentiable with respect to them (the true derivative: tfjs h
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._tensor import Tensor
 from .._tensors import NUMERIC, ArrayLike, convert, op
 from ._eager import host
-from ._results import result_type
+from ._results import ByKey, from_arrays
 
 __all__ = [
     "RaggedGather",
@@ -31,8 +32,27 @@ __all__ = [
     "raggedTensorToTensor",
 ]
 
-RaggedGather = result_type("RaggedGather", "outputNestedSplits", "outputDenseValues")
-RaggedRange = result_type("RaggedRange", "rtNestedSplits", "rtDenseValues")
+
+class RaggedGatherFields(NamedTuple):
+    outputNestedSplits: list[Tensor]
+    outputDenseValues: Tensor
+
+
+class RaggedGather(ByKey, RaggedGatherFields):
+    """`raggedGather`'s `{outputNestedSplits, outputDenseValues}` (also by key)."""
+
+    __slots__ = ()
+
+
+class RaggedRangeFields(NamedTuple):
+    rtNestedSplits: Tensor
+    rtDenseValues: Tensor
+
+
+class RaggedRange(ByKey, RaggedRangeFields):
+    """`raggedRange`'s `{rtNestedSplits, rtDenseValues}` (also by key)."""
+
+    __slots__ = ()
 
 
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -52,7 +72,7 @@ def ragged_gather(
     params_dense_values: ArrayLike,
     indices: ArrayLike,
     output_ragged_rank: int,
-) -> Any:  # a RaggedGather
+) -> RaggedGather:
     """The rows of a ragged tensor picked by indices, like `tf.raggedGather`.
 
     Args:
@@ -93,11 +113,11 @@ def ragged_gather(
             starts = splits[level + 1][children].astype(np.int64)
             ends = splits[level + 1][children + 1].astype(np.int64)
     positions = jnp.asarray(_ranges(starts, ends).astype(np.int32))
-    return RaggedGather(out, jnp.take(params_dense_values, positions, axis=0))
+    return from_arrays(RaggedGather, out, jnp.take(params_dense_values, positions, axis=0))
 
 
 @op("raggedRange")
-def ragged_range(starts: ArrayLike, limits: ArrayLike, deltas: ArrayLike) -> Any:  # a RaggedRange
+def ragged_range(starts: ArrayLike, limits: ArrayLike, deltas: ArrayLike) -> RaggedRange:
     """One range per row, `range(starts[i], limits[i], deltas[i])`, as a ragged tensor, like
     `tf.raggedRange`. Scalars broadcast; limits and deltas are parsed as starts' dtype.
 
@@ -134,7 +154,7 @@ def ragged_range(starts: ArrayLike, limits: ArrayLike, deltas: ArrayLike) -> Any
     )
     values = s[row] + k * d[row]
     out = values.astype(np.int32) if dtype == "int32" else values.astype(np.float32)
-    return RaggedRange(_splits_of(counts), jnp.asarray(out))
+    return from_arrays(RaggedRange, _splits_of(counts), jnp.asarray(out))
 
 
 def _row_splits(types: list[str], partitions: list[np.ndarray]) -> tuple[int, list[np.ndarray]]:

@@ -9,15 +9,16 @@ only. The searches return int32 of shape `[rows, n]`, as tfjs (a 1-D search give
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._tensor import Tensor
 from .._tensors import NUMERIC, ArrayLike, op
 from . import _checks, _js
-from ._results import result_type
+from ._results import ByKey, from_arrays
 
 __all__ = [
     "TopK",
@@ -35,12 +36,26 @@ __all__ = [
     "upperBound",
 ]
 
-TopK = result_type("TopK", "values", "indices")
-Unique = result_type("Unique", "values", "indices")
+
+class ValuesAndIndices(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
+class TopK(ByKey, ValuesAndIndices):
+    """`topk`'s `{values, indices}` (also `r['values']`)."""
+
+    __slots__ = ()
+
+
+class Unique(ByKey, ValuesAndIndices):
+    """`unique`'s `{values, indices}` (also `r['values']`)."""
+
+    __slots__ = ()
 
 
 @op("topk", x=NUMERIC)
-def topk(x: ArrayLike, k: int = 1, sorted: bool = True) -> Any:
+def topk(x: ArrayLike, k: int = 1, sorted: bool = True) -> TopK:
     """The k largest entries of x's last axis and their int32 indices, largest first (ties:
     the lower index first), like `tf.topk`.
 
@@ -57,11 +72,11 @@ def topk(x: ArrayLike, k: int = 1, sorted: bool = True) -> Any:
     if k > last:
         raise ValueError(f"'k' passed to topk() must be <= the last dimension ({last}) but got {k}")
     values, indices = jax.lax.top_k(x, int(k))
-    return TopK(values, indices.astype(jnp.int32))
+    return from_arrays(TopK, values, indices.astype(jnp.int32))
 
 
 @op("unique", eager_only=True, x=NUMERIC)
-def unique(x: ArrayLike, axis: int = 0) -> Any:
+def unique(x: ArrayLike, axis: int = 0) -> Unique:
     """The distinct slices of x along axis, in order of first occurrence, and for each slice
     of x the int32 index of its value, like `tf.unique` (eager only: the number of distinct
     values sizes the result).
@@ -81,7 +96,7 @@ def unique(x: ArrayLike, axis: int = 0) -> Any:
     rank[order] = np.arange(order.size)
     indices = rank[inverse.reshape(-1)]
     values = jnp.take(x, jnp.asarray(np.sort(first), jnp.int32), axis=axis)
-    return Unique(values, jnp.asarray(indices, jnp.int32))
+    return from_arrays(Unique, values, jnp.asarray(indices, jnp.int32))
 
 
 def _search(sorted_sequence: jax.Array, values: jax.Array, side: str) -> jax.Array:

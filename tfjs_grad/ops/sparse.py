@@ -10,16 +10,17 @@ derivative, the indices held fixed).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._tensor import Tensor
 from .._tensors import NUMERIC, ArrayLike, op
 from . import _js
 from ._eager import host
-from ._results import result_type
+from ._results import ByKey, from_arrays
 
 __all__ = [
     "SparseFillEmptyRows",
@@ -34,10 +35,29 @@ __all__ = [
     "sparseSegmentSum",
 ]
 
-SparseFillEmptyRows = result_type(
-    "SparseFillEmptyRows", "outputIndices", "outputValues", "emptyRowIndicator", "reverseIndexMap"
-)
-SparseReshape = result_type("SparseReshape", "outputIndices", "outputShape")
+
+class SparseFillEmptyRowsFields(NamedTuple):
+    outputIndices: Tensor
+    outputValues: Tensor
+    emptyRowIndicator: Tensor
+    reverseIndexMap: Tensor
+
+
+class SparseFillEmptyRows(ByKey, SparseFillEmptyRowsFields):
+    """`sparseFillEmptyRows`'s four outputs (also by key)."""
+
+    __slots__ = ()
+
+
+class SparseReshapeFields(NamedTuple):
+    outputIndices: Tensor
+    outputShape: Tensor
+
+
+class SparseReshape(ByKey, SparseReshapeFields):
+    """`sparseReshape`'s `{outputIndices, outputShape}` (also by key)."""
+
+    __slots__ = ()
 
 
 def _rank(argument: str, value: Any, rank: int, sep: str = " ") -> None:
@@ -51,7 +71,7 @@ def _rank(argument: str, value: Any, rank: int, sep: str = " ") -> None:
 @op("sparseFillEmptyRows", values=NUMERIC, default_value=NUMERIC)
 def sparse_fill_empty_rows(
     indices: ArrayLike, values: ArrayLike, dense_shape: ArrayLike, default_value: ArrayLike
-) -> Any:  # a SparseFillEmptyRows
+) -> SparseFillEmptyRows:
     """Give every empty row of a sparse tensor one entry `[row, 0, ...]` of default_value,
     like `tf.sparse.sparseFillEmptyRows`.
 
@@ -94,7 +114,8 @@ def sparse_fill_empty_rows(
     out_indices[starts[empty], 0] = np.nonzero(empty)[0]
     fill = jnp.broadcast_to(default_value.astype(values.dtype), (total,))
     out_values = fill.at[position].set(values) if n else fill
-    return SparseFillEmptyRows(
+    return from_arrays(
+        SparseFillEmptyRows,
         jnp.asarray(out_indices),
         out_values,
         jnp.asarray(empty),
@@ -105,7 +126,7 @@ def sparse_fill_empty_rows(
 @op("sparseReshape")
 def sparse_reshape(
     input_indices: ArrayLike, input_shape: ArrayLike, new_shape: ArrayLike
-) -> Any:  # a SparseReshape
+) -> SparseReshape:
     """The indices of a sparse tensor reshaped from input_shape to new_shape (one dim may be
     -1), like `tf.sparse.sparseReshape`.
 
@@ -151,7 +172,8 @@ def sparse_reshape(
     for axis in range(len(new) - 1, -1, -1):  # unravel, last axis first
         out[:, axis] = linear % new[axis] if new[axis] else 0
         linear = linear // new[axis] if new[axis] else linear
-    return SparseReshape(
+    return from_arrays(
+        SparseReshape,
         jnp.asarray(out.reshape(idx.shape[0], len(new)).astype(np.int32)),
         jnp.asarray(new.astype(np.int32)),
     )

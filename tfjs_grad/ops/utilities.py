@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._scope import track
+from .._tensor import Tensor
 from .._tensors import NUMERIC, ArrayLike, Shape, op, to_dtype
 from ..memory import dispose
 from . import _checks, _js
@@ -99,8 +100,8 @@ class TensorBuffer:
         """
         self.values[self._index(locs)] = value
 
-    def get(self, *locs: int) -> Any:
-        """The value at locs, as a Python number (bool for a bool buffer).
+    def get(self, *locs: int) -> int | float | bool:
+        """The value at locs, as a Python number (int for an int32 buffer, bool for a bool one).
 
         >>> import tfjs_grad as tf
         >>> tf.buffer([2], "float32", [1.5, 2.5]).get(1)
@@ -108,8 +109,8 @@ class TensorBuffer:
         """
         return self.values[self._index(locs)].item()
 
-    def to_tensor(self) -> Any:
-        """The buffer's values as a new array of its shape and dtype.
+    def to_tensor(self) -> Tensor:
+        """The buffer's values as a new Tensor of its shape and dtype.
 
         >>> import tfjs_grad as tf
         >>> tf.buffer([2], "int32", [1, 2]).to_tensor()

@@ -225,6 +225,7 @@ class _RNN(StatefulRecurrence, Layer):
             inputs, given = inputs[0], list(inputs[1:])
         x = jnp.asarray(inputs)
         batch = x.shape[0]
+        self.warn_if_unrolled()
         step_masks = None if mask is None else self._step_masks(mask, x)
         weights = {
             "kernel": self.kernel.raw(),

@@ -337,6 +337,7 @@ class RNN(StatefulRecurrence, _CellOwner):
             inputs, given = inputs[0], list(inputs[1:])
         x = jnp.asarray(inputs)
         batch = x.shape[0]
+        self.warn_if_unrolled()
         sizes = self.state_size_list()
         if given and len(given) != len(sizes):
             raise ValueError(

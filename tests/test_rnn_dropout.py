@@ -110,8 +110,9 @@ def test_training_uses_one_mask_at_every_step_as_a_lax_scan_program(kind, make, 
     np.testing.assert_allclose(out.arraySync(), expected, **TOL)
 
 
-def test_each_call_draws_new_masks(drawn_masks):
-    rnn = layer("lstm", **DROP)
+@pytest.mark.parametrize("make", [layer, cell_rnn], ids=["layer", "cell"])
+def test_each_call_draws_new_masks(make, drawn_masks):
+    rnn = make("lstm", **DROP)
     first = rnn.apply(X, {"training": True}).arraySync()
     second = rnn.apply(X, {"training": True}).arraySync()
     assert not np.allclose(first, second)

@@ -8,6 +8,11 @@ layer runs it over the time axis (a `lax.scan`) with tfjs's `returnSequences`,
 `stackedRNNCells({cells})` chains cells in one step; its states are the cells' states,
 last cell first (tfjs's order).
 
+The built-in cells' `dropout`/`recurrentDropout` masks are drawn once per sequence, before
+the loop, and every step uses them. tfjs's own `tf.layers.rnn` keeps a cell's first masks
+for all later calls (only simpleRNN/lstm/gru drop them at each call); here every call of
+the RNN draws new ones, as those layers do.
+
 >>> import numpy as np
 >>> import tfjs_grad as tf
 >>> cell = tf.layers.stackedRNNCells({'cells': [tf.layers.lstmCell({'units': 3}),

@@ -351,3 +351,43 @@ def test_a_cell_written_with_jnp_and_keras_state_size_runs_in_rnn_like_lax_scan(
         return jnp.swapaxes(hs, 0, 1)
 
     np.testing.assert_allclose(np.asarray(got.arraySync()), expected(x), **TOL)
+
+
+# -- the `weights` config entry and `unroll` ------------------------------------------------
+def test_rnn_over_a_cell_takes_initial_weights_from_its_config_as_tfjs():
+    kernel = np.arange(8, dtype=np.float32).reshape(4, 2) / 10
+    recurrent, bias = np.eye(2, dtype=np.float32), np.ones(2, np.float32)
+    rnn = tf.layers.rnn(
+        {"cell": tf.layers.simpleRNNCell({"units": 2}), "weights": [kernel, recurrent, bias]}
+    )
+    x = np.ones((1, 3, 4), np.float32)
+    h = np.zeros((1, 2), np.float32)
+    for x_t in np.swapaxes(x, 0, 1):
+        h = np.tanh(x_t @ kernel + h @ recurrent + bias)
+    # tfjs 4.22 gives [[0.9966592788696289, 0.9985033869743347]] for this program
+    np.testing.assert_allclose(rnn.apply(x).arraySync(), h, **TOL)
+    np.testing.assert_allclose(rnn.apply(x).arraySync(), [[0.99665928, 0.99850339]], **TOL)
+    for got, given in zip(rnn.getWeights(), (kernel, recurrent, bias)):
+        np.testing.assert_array_equal(got.arraySync(), given)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tf.layers.lstm({"units": 2, "unroll": True}),
+        lambda: tf.layers.rnn({"cell": tf.layers.gruCell({"units": 2}), "unroll": True}),
+    ],
+    ids=["lstm", "rnn"],
+)
+def test_unroll_is_accepted_and_warns_as_tfjs_with_the_same_outputs(make):
+    x = np.random.default_rng(1).normal(size=(2, 3, 4)).astype(np.float32)
+    unrolled = make()
+    with pytest.warns(UserWarning, match=r"^Ignoring unroll = true for RNN layer"):
+        unrolled.apply(x)
+    assert unrolled.getConfig()["unroll"] is True
+    rolled = type(unrolled).fromConfig({**unrolled.getConfig(), "unroll": False})
+    rolled.apply(x)
+    rolled.setWeights(unrolled.getWeights())
+    with pytest.warns(UserWarning, match="unroll"):
+        expected = unrolled.apply(x).arraySync()
+    np.testing.assert_allclose(rolled.apply(x).arraySync(), expected, **TOL)

@@ -372,6 +372,15 @@ class Layer:
         as under tfjs's nameScope: a wrapper's or an RNN's cell)."""
         self._weight_scope = scope
 
+    stateful: bool = False  # tfjs's: whether the layer carries states from call to call
+
+    def resetStates(self, states: Any = None) -> None:  # noqa: N802 (tfjs's name)
+        """Only stateful layers (stateful RNNs, a bidirectional over one) have states."""
+        del states
+        raise AttributeError("Cannot call the resetStates() method of a non-stateful Layer object.")
+
+    reset_states = resetStates
+
     # -- names and config ------------------------------------------------------------
     def getClassName(self) -> str:
         return self.className

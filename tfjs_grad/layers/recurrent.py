@@ -50,6 +50,22 @@ class _UnitForgetBias(_initializers.Initializer):
         return jnp.concatenate([self.base.apply([u]), jnp.ones((u,)), self.base.apply([2 * u])])
 
 
+def dropout_mask(rate: float, shape: tuple[int, ...], training: bool) -> Any:
+    """tfjs's `generateDropoutMask`: 0 or `1 / (1 - rate)` per element while training with
+    `0 < rate < 1`; otherwise None (no dropout, as tfjs at rate 0 or 1 or in inference).
+
+    >>> import numpy as np
+    >>> set(np.asarray(dropout_mask(0.5, (4, 8), True)).ravel().tolist()) <= {0.0, 2.0}
+    True
+    >>> dropout_mask(0.5, (4, 8), False) is None, dropout_mask(1.0, (4, 8), True) is None
+    (True, True)
+    """
+    if not training or not 0 < rate < 1:
+        return None
+    keep = jax.random.bernoulli(_rng.next_key(None, "recurrent dropout"), 1 - rate, shape)
+    return keep.astype(jnp.float32) / (1 - rate)
+
+
 class _RNN(StatefulRecurrence, Layer):
     gates: ClassVar[int] = 1
     _SUPPORTS_MASKING = True
@@ -155,15 +171,26 @@ class _RNN(StatefulRecurrence, Layer):
         return (jnp.zeros((batch, self.units), dtype),)
 
     def _step(
-        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any]
     ) -> tuple[Any, ...]:
         raise NotImplementedError
 
-    def _mask(self, rate: float, shape: tuple[int, ...], training: bool) -> Any:
-        if not training or rate == 0:
-            return None
-        keep = jax.random.bernoulli(_rng.next_key(None), 1 - rate, (self.gates, *shape))
-        return keep.astype(jnp.float32) / (1 - rate)
+    def dropped_step(
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+    ) -> tuple[Any, ...]:
+        """One step, with h times the recurrent dropout mask wherever the step reads it (as
+        tfjs's cells do; GRU's `z * h` included)."""
+        if rec_mask is not None:
+            states = (states[0] * rec_mask, *states[1:])
+        return self._step(states, x_proj, weights)
+
+    def sequence_dropout_masks(self, batch: int, features: int, training: bool) -> tuple[Any, Any]:
+        """The `dropout` mask of the inputs and the `recurrentDropout` mask of h for one
+        sequence: drawn once, used at every step (tfjs's `generateDropoutMask`)."""
+        return (
+            dropout_mask(self.dropout, (batch, features), training),
+            dropout_mask(self.recurrentDropout, (batch, self.units), training),
+        )
 
     def _compute_mask(self, inputs: Any, mask: Any) -> Any:
         if isinstance(mask, (list, tuple)):
@@ -198,26 +225,17 @@ class _RNN(StatefulRecurrence, Layer):
             inputs, given = inputs[0], list(inputs[1:])
         x = jnp.asarray(inputs)
         batch = x.shape[0]
+        self.warn_if_unrolled()
         step_masks = None if mask is None else self._step_masks(mask, x)
         weights = {
             "kernel": self.kernel.raw(),
             "recurrent": self.recurrent_kernel.raw(),
             "bias": self.bias.raw() if self.bias is not None else None,
         }
-        in_mask = self._mask(self.dropout, (batch, x.shape[-1]), training)
-        rec_mask = self._mask(self.recurrentDropout, (batch, self.units), training)
-        u = self.units
-        kernel = weights["kernel"]
-        if in_mask is None:
-            proj = jnp.matmul(x, kernel)
-        else:  # one dropout mask per gate, the same at every step
-            proj = jnp.concatenate(
-                [
-                    jnp.matmul(x * in_mask[g][:, None, :], kernel[:, g * u : (g + 1) * u])
-                    for g in range(self.gates)
-                ],
-                axis=-1,
-            )
+        in_mask, rec_mask = self.sequence_dropout_masks(batch, x.shape[-1], training)
+        if in_mask is not None:  # the same mask at every step
+            x = x * in_mask[:, None, :]
+        proj = jnp.matmul(x, weights["kernel"])
         if weights["bias"] is not None:
             proj = proj + weights["bias"]
         steps = jnp.swapaxes(proj, 0, 1)  # [time, batch, g*units]
@@ -225,12 +243,12 @@ class _RNN(StatefulRecurrence, Layer):
             steps = steps[::-1]
 
         def body(states: tuple[Any, ...], x_t: Any) -> tuple[tuple[Any, ...], Any]:
-            new = self._step(states, x_t, weights, rec_mask)
+            new = self.dropped_step(states, x_t, weights, rec_mask)
             return new, new[0]
 
         def masked_body(states: tuple[Any, ...], xm: Any) -> tuple[tuple[Any, ...], Any]:
             x_t, m_t = xm
-            new = self._step(states, x_t, weights, rec_mask)
+            new = self.dropped_step(states, x_t, weights, rec_mask)
             # a masked step keeps the previous states (and so the previous output, h)
             kept = tuple(n * m_t + s * (1 - m_t) for n, s in zip(new, states))
             return kept, kept[0]
@@ -250,10 +268,8 @@ class _RNN(StatefulRecurrence, Layer):
             return [output, *final]
         return output
 
-    def _recurrent(self, h: Any, weights: dict[str, Any], rec_mask: Any, g: int) -> Any:
+    def _recurrent(self, h: Any, weights: dict[str, Any], g: int) -> Any:
         u = self.units
-        if rec_mask is not None:
-            h = h * rec_mask[g]
         return jnp.matmul(h, weights["recurrent"][:, g * u : (g + 1) * u])
 
     def _config(self) -> dict[str, Any]:
@@ -312,12 +328,10 @@ class SimpleRNN(_RNN):
     gates = 1
 
     def _step(
-        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any]
     ) -> tuple[Any, ...]:
         (h,) = states
-        return (
-            activations.get(self.activation)(x_proj + self._recurrent(h, weights, rec_mask, 0)),
-        )
+        return (activations.get(self.activation)(x_proj + self._recurrent(h, weights, 0)),)
 
 
 class _Gated(_RNN):
@@ -360,16 +374,13 @@ class LSTM(_Gated):
         return (zeros, zeros)
 
     def _step(
-        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any]
     ) -> tuple[Any, ...]:
         h, c = states
         u = self.units
         act = activations.get(self.activation)
         rec = activations.get(self.recurrentActivation)
-        z = [
-            x_proj[:, g * u : (g + 1) * u] + self._recurrent(h, weights, rec_mask, g)
-            for g in range(4)
-        ]
+        z = [x_proj[:, g * u : (g + 1) * u] + self._recurrent(h, weights, g) for g in range(4)]
         i, f, o = rec(z[0]), rec(z[1]), rec(z[3])
         c = f * c + i * act(z[2])
         return (o * act(c), c)
@@ -394,15 +405,15 @@ class GRU(_Gated):
             raise NotImplementedError("GRU with resetAfter: true is not supported (nor by tfjs)")
 
     def _step(
-        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any], rec_mask: Any
+        self, states: tuple[Any, ...], x_proj: Any, weights: dict[str, Any]
     ) -> tuple[Any, ...]:
         (h,) = states
         u = self.units
         act = activations.get(self.activation)
         rec = activations.get(self.recurrentActivation)
-        z = rec(x_proj[:, :u] + self._recurrent(h, weights, rec_mask, 0))
-        r = rec(x_proj[:, u : 2 * u] + self._recurrent(h, weights, rec_mask, 1))
-        hh = act(x_proj[:, 2 * u :] + self._recurrent(r * h, weights, rec_mask, 2))
+        z = rec(x_proj[:, :u] + self._recurrent(h, weights, 0))
+        r = rec(x_proj[:, u : 2 * u] + self._recurrent(h, weights, 1))
+        hh = act(x_proj[:, 2 * u :] + self._recurrent(r * h, weights, 2))
         return (z * h + (1 - z) * hh,)
 
     def _tail_config(self) -> dict[str, Any]:

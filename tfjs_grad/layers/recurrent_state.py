@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -58,6 +59,7 @@ class StatefulRecurrence:
     name: str
     inputSpec: Any
     stateful: bool
+    unroll: bool
     returnSequences: bool
     returnState: bool
     _state_variables: list[Variable] | None = None
@@ -152,6 +154,14 @@ class StatefulRecurrence:
         if not self.stateful or self._state_variables is None:
             return None
         return tuple(v.raw() for v in self._state_variables)
+
+    def warn_if_unrolled(self) -> None:
+        """`unroll: true` changes nothing (the loop is one compiled `lax.scan`); tfjs, which
+        ignores it too, warns at each call with this message."""
+        if self.unroll:
+            warnings.warn(
+                "Ignoring unroll = true for RNN layer, due to imperative backend.", stacklevel=4
+            )
 
     def keep_states(self, final: Sequence[Any]) -> None:
         """After a call: a stateful layer's next call starts from `final`."""

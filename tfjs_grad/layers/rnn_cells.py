@@ -8,6 +8,11 @@ layer runs it over the time axis (a `lax.scan`) with tfjs's `returnSequences`,
 `stackedRNNCells({cells})` chains cells in one step; its states are the cells' states,
 last cell first (tfjs's order).
 
+The built-in cells' `dropout`/`recurrentDropout` masks are drawn once per sequence, before
+the loop, and every step uses them. tfjs's own `tf.layers.rnn` keeps a cell's first masks
+for all later calls (only simpleRNN/lstm/gru drop them at each call); here every call of
+the RNN draws new ones, as those layers do.
+
 >>> import numpy as np
 >>> import tfjs_grad as tf
 >>> cell = tf.layers.stackedRNNCells({'cells': [tf.layers.lstmCell({'units': 3}),
@@ -38,6 +43,7 @@ class _BuiltinCell:
     """One step of a built-in recurrent layer, as a cell: `call([x, *states])`."""
 
     units: int
+    _sequence_masks: tuple[Any, Any] | None = None
     kernel: Any
     recurrent_kernel: Any
     bias: Any
@@ -45,7 +51,11 @@ class _BuiltinCell:
 
     if TYPE_CHECKING:  # given by the recurrent layer class the cell also derives from
 
-        def _step(self, states: Any, x_proj: Any, weights: Any, rec_mask: Any) -> Any: ...
+        def dropped_step(self, states: Any, x_proj: Any, weights: Any, rec_mask: Any) -> Any: ...
+
+        def sequence_dropout_masks(
+            self, batch: int, features: int, training: bool
+        ) -> tuple[Any, Any]: ...
 
         def _initial_states(self, batch: int, dtype: Any) -> tuple[Any, ...]: ...
 
@@ -56,9 +66,22 @@ class _BuiltinCell:
 
     state_size = stateSize
 
+    def start_sequence(self, batch: int, features: int, training: bool) -> None:
+        """Draw the dropout masks every step of the coming sequence uses (tfjs draws them
+        at a sequence's first step and its recurrent layers drop them at each call)."""
+        self._sequence_masks = self.sequence_dropout_masks(batch, features, training)
+
+    def end_sequence(self) -> None:
+        self._sequence_masks = None
+
     def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
-        del training, mask  # a cell's dropout is not supported (see the constructor)
+        del mask
         x, *states = inputs
+        x = jnp.asarray(x)
+        masks = self._sequence_masks  # a call outside an RNN draws masks of its own
+        in_mask, rec_mask = masks or self.sequence_dropout_masks(x.shape[0], x.shape[-1], training)
+        if in_mask is not None:
+            x = x * in_mask
         weights = {
             "kernel": self.kernel.raw(),
             "recurrent": self.recurrent_kernel.raw(),
@@ -67,7 +90,7 @@ class _BuiltinCell:
         proj = jnp.matmul(x, weights["kernel"])
         if weights["bias"] is not None:
             proj = proj + weights["bias"]
-        new = self._step(tuple(states), proj, weights, None)
+        new = self.dropped_step(tuple(states), proj, weights, rec_mask)
         return [new[0], *new]
 
     def compute_output_shape(self, input_shape: Any) -> Any:
@@ -83,9 +106,25 @@ class _BuiltinCell:
 
 
 def _cell_init(self: Any) -> None:
-    if self.dropout or self.recurrentDropout:
-        raise NotImplementedError(f"{self.className}: dropout in a cell is not supported")
     self.inputSpec = None
+
+
+def _start_sequence(cell: Layer, batch: int, features: int, training: bool) -> None:
+    """Before a sequence: the built-in cells in `cell` draw their dropout masks."""
+    if isinstance(cell, _BuiltinCell):
+        cell.start_sequence(batch, features, training)
+    elif isinstance(cell, StackedRNNCells):
+        for inner in cell.cells:
+            _start_sequence(inner, batch, features, training)
+            features = _first_state_size(inner)
+
+
+def _end_sequence(cell: Layer) -> None:
+    if isinstance(cell, _BuiltinCell):
+        cell.end_sequence()
+    elif isinstance(cell, StackedRNNCells):
+        for inner in cell.cells:
+            _end_sequence(inner)
 
 
 class SimpleRNNCell(_BuiltinCell, SimpleRNN):
@@ -303,6 +342,7 @@ class RNN(StatefulRecurrence, _CellOwner):
             inputs, given = inputs[0], list(inputs[1:])
         x = jnp.asarray(inputs)
         batch = x.shape[0]
+        self.warn_if_unrolled()
         sizes = self.state_size_list()
         if given and len(given) != len(sizes):
             raise ValueError(
@@ -337,7 +377,11 @@ class RNN(StatefulRecurrence, _CellOwner):
             kept = tuple(n * m_t + s * (1 - m_t) for n, s in zip(new, states))
             return kept, output
 
-        final, outputs = jax.lax.scan(body, start, (steps, keep))
+        _start_sequence(self.cell, batch, x.shape[-1], training)
+        try:
+            final, outputs = jax.lax.scan(body, start, (steps, keep))
+        finally:
+            _end_sequence(self.cell)
         self.keep_states(final)
         output = jnp.swapaxes(outputs, 0, 1) if self.returnSequences else outputs[-1]
         if self.returnState:

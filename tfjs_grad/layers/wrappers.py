@@ -89,6 +89,12 @@ class TimeDistributed(_Wrapper):
         self.layer._maybe_build([input_shape[0], *input_shape[2:]])
         self.built = True
 
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        inner = self.layer.compute_output_shape([input_shape[0], *input_shape[2:]])
+        return [inner[0], input_shape[1], *inner[1:]]
+
+    computeOutputShape = compute_output_shape
+
     def call(self, inputs: Any, training: bool = False, mask: Any = None) -> Any:
         if mask is not None and self.layer._USES_MASK:
             raise NotImplementedError(
@@ -96,6 +102,9 @@ class TimeDistributed(_Wrapper):
                 "(e.g. from an embedding with maskZero) is not supported"
             )
         batch, steps = inputs.shape[0], inputs.shape[1]
+        if getattr(self.layer, "stateful", False):  # as tfjs: step by step, the states carry on
+            outs = [self.layer.run_call(inputs[:, t], training) for t in range(steps)]
+            return jnp.stack(outs, axis=1)
         flat = inputs.reshape(batch * steps, *inputs.shape[2:])
         out = self.layer.run_call(flat, training)
         return out.reshape(batch, steps, *out.shape[1:])
@@ -146,6 +155,33 @@ class Bidirectional(_Wrapper):
             inner.scope_weights(f"{self.name}/{inner.name}")
             inner._maybe_build(input_shape)
         self.built = True
+
+    @property
+    def stateful(self) -> bool:
+        """As tfjs: stateful when the wrapped RNN is (both directions carry their states)."""
+        return bool(getattr(self.forwardLayer, "stateful", False))
+
+    def resetStates(self, states: Any = None) -> None:  # noqa: N802 (tfjs's name)
+        """Zero the states of both directions (tfjs ignores `states` here too)."""
+        del states
+        self.forwardLayer.resetStates()  # type: ignore[attr-defined]
+        self.backwardLayer.resetStates()  # type: ignore[attr-defined]
+
+    reset_states = resetStates
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        shape = self.forwardLayer.compute_output_shape(input_shape)
+        states: list[Any] = []
+        if self.returnState:
+            shape, states = shape[0], list(shape[1:])
+        if self.mergeMode == "concat":
+            shape = [*shape[:-1], shape[-1] * 2]
+        outs = [shape, shape] if self.mergeMode is None else [shape]
+        if self.returnState:
+            return [*outs, *states, *states]
+        return outs if self.mergeMode is None else shape
+
+    computeOutputShape = compute_output_shape
 
     def _compute_mask(self, inputs: Any, mask: Any) -> Any:
         if isinstance(mask, (list, tuple)):

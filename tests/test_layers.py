@@ -224,6 +224,19 @@ def test_regularizer_and_constraint():
     np.testing.assert_array_equal(np.asarray(layer.kernel.read()), np.maximum(k, 0))
 
 
+@pytest.mark.parametrize(
+    "constraint",
+    [tf.constraints.nonNeg(), tf.constraints.maxNorm(), tf.constraints.unitNorm(),
+     tf.constraints.minMaxNorm()],
+)  # fmt: skip
+def test_every_constraint_gives_a_tensor_for_a_tensor_and_an_array_for_an_array(constraint):
+    w = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
+    on_tensor = constraint.apply(tf.tensor2d(w))
+    on_array = constraint.apply(jnp.asarray(w))
+    assert isinstance(on_tensor, tf.Tensor) and not isinstance(on_array, tf.Tensor)
+    np.testing.assert_allclose(on_tensor.arraySync(), np.asarray(on_array), rtol=1e-6)
+
+
 def test_noise_layers_training_laws():
     x = np.full((400, 100), 2.0, np.float32)
     noisy = np.asarray(tf.layers.gaussianNoise(stddev=0.3).apply(x, training=True)) - 2.0

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 
 from ._config import camel, merge
+from ._scope import track
 from ._tensor import Tensor
 from ._tensors import TensorLike
 
@@ -26,8 +27,13 @@ def _norms(w: Any, axis: Any) -> Any:
 
 
 class Constraint:
-    """Base class: `apply(w)` is the projected value (an array for an array; for a Tensor,
-    the projections written with operators give a Tensor, `nonNeg` an array)."""
+    """Base class: `apply(w)` is the projected value: a Tensor for a Tensor (as tfjs), an
+    array for an array.
+
+    >>> import tfjs_grad as tf
+    >>> tf.constraints.nonNeg().apply(tf.tensor1d([-1, 2])).relu().arraySync()
+    [0.0, 2.0]
+    """
 
     className: ClassVar[str] = "Constraint"
     _KEYS: ClassVar[dict[str, Any]] = {}
@@ -75,7 +81,8 @@ class NonNeg(Constraint):
     className = "NonNeg"
 
     def apply(self, w: TensorLike) -> jax.Array | Tensor:
-        return jnp.maximum(w, 0)
+        projected = jnp.maximum(w, 0)
+        return track(projected) if isinstance(w, Tensor) else projected
 
 
 class MinMaxNorm(Constraint):

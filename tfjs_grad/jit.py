@@ -43,7 +43,7 @@ from jax.core import Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import tracing
 from ._jaxpr import has_callbacks
-from ._tensor import Tensor, wrap_tree
+from ._tensor import Tensor, unwrap, wrap_tree
 from .variables import (
     TracedAssignError,
     Variable,
@@ -220,6 +220,12 @@ def _from_refs(tree: Any) -> Any:
     return jax.tree.map(
         lambda r: variable_by_uid(r.uid) if _is_ref(r) else r, tree, is_leaf=_is_ref
     )
+
+
+def _array_of(x: Any) -> Any:
+    """A Tensor argument as its array (JAX would flatten it through Python on every call);
+    a Variable stays itself (it is threaded state), anything else as it is."""
+    return unwrap(x) if type(x) is Tensor else x
 
 
 def _output(v: Any) -> Any:
@@ -518,7 +524,7 @@ class Jitted:
         program = fast.program
         self._fast_calling = True
         try:
-            new, created, out = program.call(fast.donated, fast.kept, *args)
+            new, created, out = program.call(fast.donated, fast.kept, *map(_array_of, args))
         except _NeedsFullCall:
             new = None
         finally:
@@ -538,6 +544,7 @@ class Jitted:
             return self._fn(*args, **kwargs)
         if tracing():
             return self._under_outer_transform(args, kwargs)
+        args = tuple(map(_array_of, args))  # as the fast call passes them
         if kwargs or not _PLAIN.issuperset(map(type, args)):
             _PLAIN.update(type(a) for a in args if _is_concrete_array(a))
             args, kwargs = _as_refs((args, kwargs))

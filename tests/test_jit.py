@@ -352,3 +352,19 @@ def test_structured_results_come_back_as_tensors_in_their_containers_under_an_ou
     outer = jax.jit(lambda x: jnp.asarray(read(x)["scaled"]) * 2)
     assert float(outer(jnp.float32(2.0))) == 12.0
     w.dispose()
+
+
+def test_under_jax_disable_jit_the_step_runs_as_python_and_returns_tensors():
+    w = tf.variable(tf.scalar(2.0))
+
+    @tf.jit
+    def grow(x):
+        w.assign(w.mul(x))
+        return {"w": w.value, "twice": w.mul(2)}
+
+    with jax.disable_jit():
+        first, second = grow(tf.scalar(3.0)), grow(jnp.float32(0.5))
+    assert isinstance(first["twice"], tf.Tensor) and isinstance(second["w"], tf.Tensor)
+    assert [float(first["w"]), float(first["twice"]), float(second["w"])] == [6, 12, 3]
+    assert float(w) == 3.0
+    w.dispose()

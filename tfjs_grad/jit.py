@@ -172,31 +172,6 @@ class _VarRef:
 
 jax.tree_util.register_pytree_node(_VarRef, lambda r: ((), r.uid), lambda uid, _: _VarRef(uid))
 
-# The tree of a result that is one Tensor (a loss): rebuilt without the pytree walk.
-_ONE_TENSOR = jax.tree.structure(Tensor(0))
-
-
-class _Result:
-    """A program's result as its array leaves and the tree of Tensors they form (static
-    to JAX), so that a call rebuilds the common one-Tensor result with one constructor."""
-
-    __slots__ = ("tree", "leaves")
-
-    def __init__(self, tree: Any, leaves: Sequence[Any]):
-        self.tree, self.leaves = tree, leaves
-
-    def rebuilt(self) -> Any:
-        return _rebuilt(self.tree, self.leaves)
-
-
-def _rebuilt(tree: Any, leaves: Sequence[Any]) -> Any:
-    if tree == _ONE_TENSOR:
-        return Tensor(leaves[0])
-    return jax.tree.unflatten(tree, leaves)
-
-
-jax.tree_util.register_pytree_node(_Result, lambda r: (r.leaves, r.tree), _rebuilt)
-
 
 def _is_variable(x: Any) -> bool:
     return isinstance(x, Variable)
@@ -477,7 +452,7 @@ class Jitted:
             v if t.sharding is None else jax.lax.with_sharding_constraint(v, t.sharding)
             for v, t in zip(new, layout.written)
         ]
-        return new, dict(zip(written, extra)), _Result(step.traced.out_tree, out)
+        return new, dict(zip(written, extra)), jax.tree.unflatten(step.traced.out_tree, out)
 
     def _check_constants(self, consts: list[Any]) -> None:
         """Warn (once) about a data-like array captured from Python: it is baked into the
@@ -581,8 +556,7 @@ class Jitted:
             self._commit(program, new, shared, created)
             if donate and not created and program is self._program:
                 self._fast = _Fast(program, new, kept, buffers_stamp())
-        # (under jax.disable_jit the program ran as Python and returned the record itself)
-        return out.rebuilt() if type(out) is _Result else out
+        return out
 
     def _commit(
         self, program: _Program, new: list[Any], shared: bool, created: dict[int, Any]

@@ -307,3 +307,64 @@ def test_jit_loop_compiles_its_step_once(compiles):
     loop(jnp.ones((4, 2)))
     assert compiles.count("jit(_pure)") == 1
     assert opt.iterations == 8
+
+
+def test_tensor_and_array_arguments_of_one_shape_share_a_program_and_results_are_tensors():
+    # a tfjs user passes Tensors; a JAX user passes arrays: one trace serves both
+    w = tf.variable(tf.tensor1d([1.0, 2.0]))
+    opt = tf.train.sgd(0.1)
+
+    @tf.jit
+    def step(x):
+        return opt.minimize(lambda: w.mul(x).square().sum(), True)
+
+    def expected(w0, x):  # the same SGD step written with jax.grad
+        loss, grad = jax.value_and_grad(lambda w: jnp.sum((w * x) ** 2))(w0)
+        return loss, w0 - 0.1 * grad
+
+    w_raw = jnp.array([1.0, 2.0])
+    for x in [tf.tensor1d([1.0, 1.0]), jnp.array([0.5, 2.0]), tf.tensor1d([2.0, 0.5])] * 2:
+        loss = step(x)
+        want_loss, w_raw = expected(w_raw, jnp.asarray(x))
+        assert isinstance(loss, tf.Tensor) and not isinstance(loss, tf.Variable)
+        np.testing.assert_allclose(float(loss), float(want_loss), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(w.value), np.asarray(w_raw), rtol=1e-6)
+    assert step.trace_count == 1
+    w.dispose()
+
+
+def test_structured_results_come_back_as_tensors_in_their_containers_under_an_outer_jit():
+    w = tf.variable(tf.scalar(3.0))
+
+    @tf.jit
+    def read(x):
+        return {"scaled": w.mul(x), "pair": (x.add(1), w.value)}
+
+    for _ in range(3):  # first (full) call, then the fast calls
+        out = read(tf.scalar(2.0))
+        assert set(out) == {"scaled", "pair"} and isinstance(out["pair"], tuple)
+        assert all(
+            isinstance(t, tf.Tensor)
+            for t in jax.tree.leaves(out, is_leaf=lambda t: isinstance(t, tf.Tensor))
+        )
+        assert [float(out["scaled"]), float(out["pair"][0]), float(out["pair"][1])] == [6, 3, 3]
+    # a JAX user composes the read-only step with jax.jit and gets the same numbers
+    outer = jax.jit(lambda x: jnp.asarray(read(x)["scaled"]) * 2)
+    assert float(outer(jnp.float32(2.0))) == 12.0
+    w.dispose()
+
+
+def test_under_jax_disable_jit_the_step_runs_as_python_and_returns_tensors():
+    w = tf.variable(tf.scalar(2.0))
+
+    @tf.jit
+    def grow(x):
+        w.assign(w.mul(x))
+        return {"w": w.value, "twice": w.mul(2)}
+
+    with jax.disable_jit():
+        first, second = grow(tf.scalar(3.0)), grow(jnp.float32(0.5))
+    assert isinstance(first["twice"], tf.Tensor) and isinstance(second["w"], tf.Tensor)
+    assert [float(first["w"]), float(first["twice"]), float(second["w"])] == [6, 12, 3]
+    assert float(w) == 3.0
+    w.dispose()

@@ -43,7 +43,7 @@ from jax.core import Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import tracing
 from ._jaxpr import has_callbacks
-from ._tensor import Tensor, wrap_tree
+from ._tensor import Tensor, unwrap, wrap_tree
 from .variables import (
     TracedAssignError,
     Variable,
@@ -146,9 +146,6 @@ class _NeedsFullCall(Exception):
     """Raised by a trace that starts during a fast call: the full call traces instead."""
 
 
-_FULL_CALL = object()  # `_call_fast`'s answer when the full call must run
-
-
 class _Retrace(Exception):
     """The trace needs a wider layout (or no donation): carries the trace, to be staged by
     the program of that layout instead of running `fn` again."""
@@ -198,6 +195,12 @@ def _from_refs(tree: Any) -> Any:
     return jax.tree.map(
         lambda r: variable_by_uid(r.uid) if _is_ref(r) else r, tree, is_leaf=_is_ref
     )
+
+
+def _array_of(x: Any) -> Any:
+    """A Tensor argument as its array (JAX would flatten it through Python on every call);
+    a Variable stays itself (it is threaded state), anything else as it is."""
+    return unwrap(x) if type(x) is Tensor else x
 
 
 def _output(v: Any) -> Any:
@@ -478,7 +481,6 @@ class Jitted:
         fast = self._fast
         if (
             fast is not None
-            and fast.stamp == buffers_stamp()
             and not kwargs
             and _store.current() is None
             and _PLAIN.issuperset(map(type, args))
@@ -486,26 +488,28 @@ class Jitted:
             and _store.donation_allowed()
         ):
             with _store.LOCK:
-                if fast.stamp == buffers_stamp():  # (no other thread committed meanwhile)
-                    out = self._call_fast(fast, args)
-                    if out is not _FULL_CALL:
-                        return out
+                if fast.stamp == buffers_stamp():  # nothing moved since it committed
+                    return self._call_fast(fast, args)
         return self._call_full(args, kwargs)
 
     def _call_fast(self, fast: _Fast, args: tuple[Any, ...]) -> Any:
         """The call after a full one that left every buffer as it committed them: donate
-        those buffers as they are (no gather). Answers `_FULL_CALL` when the program would
-        trace (new argument shapes): tracing needs the full call's bookkeeping."""
+        those buffers as they are (no gather). A call that would trace (new argument
+        shapes) takes the full path instead: tracing needs its bookkeeping."""
         program = fast.program
         self._fast_calling = True
         try:
-            new, created, out = program.call(fast.donated, fast.kept, *args)
+            new, created, out = program.call(fast.donated, fast.kept, *map(_array_of, args))
         except _NeedsFullCall:
-            return _FULL_CALL
+            new = None
         finally:
             self._fast_calling = False
-        self._commit(program, new, False, created)
-        if self._fast is fast:
+        if new is None:
+            return self._call_full(args, {})
+        commit_all(program.written, new, False, program.epoch)
+        if created:
+            self._adopt(created)
+        elif self._fast is fast:
             fast.donated, fast.stamp = new, buffers_stamp()
         return out
 
@@ -515,6 +519,7 @@ class Jitted:
             return self._fn(*args, **kwargs)
         if tracing():
             return self._under_outer_transform(args, kwargs)
+        args = tuple(map(_array_of, args))  # as the fast call passes them
         if kwargs or not _PLAIN.issuperset(map(type, args)):
             _PLAIN.update(type(a) for a in args if _is_concrete_array(a))
             args, kwargs = _as_refs((args, kwargs))
@@ -560,11 +565,15 @@ class Jitted:
         and the Variables the trace created, which the program takes from now on."""
         commit_all(program.written, new, shared, program.epoch)
         if created:
-            born = [var for uid in created if (var := variable_by_uid(uid)) is not None]
-            for var in born:
-                commit(var, created[var.id])
-            now = self._program
-            self._install([*now.written, *born], now.read, now.watched, now.layout.donate)
+            self._adopt(created)
+
+    def _adopt(self, created: dict[int, Any]) -> None:
+        """Give the Variables a call created their values; the program takes them now."""
+        born = [var for uid in created if (var := variable_by_uid(uid)) is not None]
+        for var in born:
+            commit(var, created[var.id])
+        now = self._program
+        self._install([*now.written, *born], now.read, now.watched, now.layout.donate)
 
     def _under_outer_transform(self, args: Any, kwargs: Any) -> Any:
         """Under jax.jit/vmap/grad/scan: a step that only reads Variables composes (they

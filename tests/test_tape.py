@@ -51,6 +51,16 @@ def _run(steps, x, w, tf_side):
     return a.mean() if tf_side else jnp.mean(a)
 
 
+def _peak(steps, x0, w0) -> float:
+    """The largest magnitude the program's jnp form reaches."""
+    a, b = jnp.asarray(x0) * w0, jnp.asarray(w0)
+    peak = float(jnp.abs(a).max())
+    for kind, name, _ in steps:
+        a = _UNARY[name][1](a) if kind == "u" else _BINARY[name][1](a, b)
+        peak = max(peak, float(jnp.abs(a).max()))
+    return peak
+
+
 _STEP = st.one_of(
     st.tuples(st.just("u"), st.sampled_from(sorted(_UNARY)), st.booleans()),
     st.tuples(st.just("b"), st.sampled_from(sorted(_BINARY)), st.booleans()),
@@ -69,11 +79,14 @@ def test_random_programs_match_jax_grad(steps, seed):
         value, grad = jax.value_and_grad(lambda wv: _run(steps, jnp.asarray(x0), wv, False))(
             jnp.asarray(w0)
         )
-        np.testing.assert_allclose(np.asarray(out.value), value, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(np.asarray(out.grads[w.name]), grad, rtol=1e-4, atol=1e-5)
+        # float32 rounding of a large intermediate (sin(69.48): its ulp is 8e-6) differs
+        # with how XLA fuses each program: the tolerance grows with the largest value.
+        peak = max(1.0, _peak(steps, x0, w0))
+        np.testing.assert_allclose(np.asarray(out.value), value, rtol=1e-5, atol=1e-6 * peak)
+        np.testing.assert_allclose(np.asarray(out.grads[w.name]), grad, rtol=1e-4, atol=1e-5 * peak)
         dx = tf.grad(lambda x: _run(steps, x, tf.tensor1d(w0), True))(tf.tensor1d(x0))
         want = jax.grad(lambda xv: _run(steps, xv, jnp.asarray(w0), False))(jnp.asarray(x0))
-        np.testing.assert_allclose(np.asarray(dx), want, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(dx), want, rtol=1e-4, atol=1e-5 * peak)
     finally:
         w.dispose()
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import tfjs_grad as tf
 
-tf.layers.dense({"unit": 3})  # error
-tf.layers.dense(units=3, activaton="relu")  # error
-tf.layers.conv2d({"filters": 1, "kernelSize": 3, "padding": "same", "stride": 1})  # error
-tf.layers.dense({"units": "three"})  # error
+
+def misspelled() -> None:  # in a function: importing this file (doctests) runs nothing
+    tf.layers.dense({"unit": 3})  # error
+    tf.layers.dense(units=3, activaton="relu")  # error
+    tf.layers.conv2d({"filters": 1, "kernelSize": 3, "padding": "same", "stride": 1})  # error
+    tf.layers.dense({"units": "three"})  # error

@@ -191,6 +191,17 @@ def test_set_state_with_the_generator_makes_eager_draws_reproducible_and_keeps_t
     np.testing.assert_array_equal(saved[GEN], held)  # the array handed out never changes
 
 
+def test_a_jax_user_donating_the_state_leaves_the_process_generator_working():
+    w = tf.variable(tf.ones([3]), name="w")
+    pure = tf.functionalize(lambda x: (w * x).sum() + tf.random_uniform([1]).sum(), [w])
+    state = {GEN: tf.get_state()[GEN], "w": jnp.ones(3)}
+    call = jax.jit(pure, donate_argnums=0)
+    for _ in range(2):
+        _, state = call(state, 2.0)
+    assert tf.random_uniform([2]).shape == (2,)
+    assert_nothing_traced()
+
+
 # -- bad input --------------------------------------------------------------------------------
 def test_the_generator_name_is_reserved_and_its_state_is_checked():
     with pytest.raises(ValueError, match="'name'.*reserved"):

@@ -47,8 +47,8 @@ def get_state(var_list: Sequence[Variable] | None = None) -> dict[str, jax.Array
     >>> v.dispose()
     """
     state = {v.name: v.value for v in _resolve(var_list, "get_state")}
-    if var_list is None:
-        state[GENERATOR_STATE_NAME] = _rng.generator().value
+    if var_list is None:  # a copy (8 bytes): a caller's jax.jit may donate it
+        state[GENERATOR_STATE_NAME] = jax.numpy.copy(_rng.generator().value)
     return state
 
 

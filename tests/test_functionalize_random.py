@@ -7,6 +7,9 @@ the same numbers (the JAX way). Without it (an explicit var_list), under `jax.ji
 are fixed at trace time, and that warns as plain `jax.jit` does.
 """
 
+import subprocess
+import sys
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -211,3 +214,16 @@ def test_the_generator_name_is_reserved_and_its_state_is_checked():
     pure = tf.functionalize(lambda: tf.random_uniform([2]))
     with pytest.raises(ValueError, match="<random generator>.*key data"):
         pure({GEN: jnp.zeros(2, jnp.float32)})
+
+
+def test_the_generator_made_by_a_first_draw_under_jax_jit_is_concrete():
+    script = (
+        "import warnings, jax, tfjs_grad as tf\n"
+        "warnings.simplefilter('ignore')\n"
+        "pure = tf.functionalize(lambda: tf.random_uniform([2]), [])\n"
+        "jax.jit(pure)({})\n"  # the process's first draw, while jax.jit traces
+        "print(tf.random_uniform([2]).shape, tf.get_state()['<random generator>'].dtype)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["(2,)", "uint32"]

@@ -41,10 +41,12 @@ _IMPL = "threefry2x32"
 
 def generator() -> Variable:
     """The generator's hidden Variable (its raw key data), made on first use."""
-    if not _state:
-        # jax.random.key(int) keeps only 32 bits of an int seed: use 64 bits of entropy.
-        words = jax.numpy.asarray(np.frombuffer(os.urandom(8), dtype=np.uint32))
-        _state.append(hidden_variable(words, GENERATOR_STATE_NAME))
+    with _store.LOCK:
+        if not _state:  # concrete even when first made while JAX traces
+            # jax.random.key(int) keeps only 32 bits of an int seed: use 64 bits of entropy.
+            with jax.ensure_compile_time_eval():
+                words = jax.numpy.asarray(np.frombuffer(os.urandom(8), dtype=np.uint32))
+            _state.append(hidden_variable(words, GENERATOR_STATE_NAME))
     return _state[0]
 
 

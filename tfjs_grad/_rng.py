@@ -125,10 +125,13 @@ def unthreaded() -> Iterator[None]:
 def next_key(seed: int | None, fn: str = "a random op") -> jax.Array:
     """The key for one random draw: from `seed`, or fresh from the process's generator.
 
-    Unseeded keys are concrete even while JAX traces (they are split outside the trace), so
-    no tracer ever reaches the generator state. Under plain `jax.jit` the key is fixed when
-    the function is traced and under `jax.vmap` one key serves every row, so there an
-    unseeded draw warns (`UnseededDrawWarning`, naming `fn`, `seed` and `tf.jit`).
+    Where the generator is threaded (a `tf.jit` step, a functionalized fn given its state)
+    the key is split from the state the program takes, and the advanced state is one of its
+    results. Elsewhere unseeded keys are concrete even while JAX traces (they are split
+    outside the trace), so no tracer ever reaches the generator state. Under plain `jax.jit`
+    the key is fixed when the function is traced and under `jax.vmap` one key serves every
+    row, so there an unseeded draw warns (`UnseededDrawWarning`, naming `fn`, `seed` and
+    `tf.jit`).
 
     >>> from tfjs_grad._rng import next_key
     >>> import jax

@@ -202,17 +202,23 @@ def test_jax_user_jit_value_and_grad_and_optax_through_a_dropped_lstm():
     pure = tf.functionalize(
         lambda x: jnp.mean(jnp.square(rnn.apply(x, training=True) - y)), rnn.weights
     )
-    loss_and_grad = jax.jit(jax.value_and_grad(lambda state, x: pure(state, x)[0]))
-    state = tf.get_state(rnn.weights)
+    generator = "<random generator>"  # threaded: new masks on every step
+
+    def loss(state, key, x):
+        value, new_state = pure({**state, generator: key}, x)
+        return value, new_state[generator]
+
+    loss_and_grad = jax.jit(jax.value_and_grad(loss, has_aux=True))
+    state, key = tf.get_state(rnn.weights), tf.get_state()[generator]
     opt = optax.adam(0.05)
     opt_state = opt.init(state)
     losses = []
     for _ in range(30):
-        value, grads = loss_and_grad(state, jnp.asarray(X))
+        (value, key), grads = loss_and_grad(state, key, jnp.asarray(X))
         updates, opt_state = opt.update(grads, opt_state)
         state = optax.apply_updates(state, updates)
         losses.append(float(value))
-    assert losses[-1] < 0.7 * losses[0]
+    assert np.mean(losses[-5:]) < 0.8 * np.mean(losses[:5])  # (new masks: noisy losses)
 
     infer = tf.functionalize(lambda x: jnp.asarray(rnn.apply(x)), rnn.weights)
     inference, _ = jax.jit(infer)(state, jnp.asarray(X))  # no masks outside training

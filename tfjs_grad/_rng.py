@@ -7,7 +7,9 @@ one place that holds the generator state.
 
 The state lives in a hidden Variable (outside the registry): inside a `tf.jit` step it is
 threaded through the compiled program like any Variable the step uses, so every call of
-the step draws new numbers without retracing.
+the step draws new numbers without retracing. `get_state()` holds it under the reserved
+name `GENERATOR_STATE_NAME`, so a `functionalize`d function given that state threads it
+too: its draws depend on the state passed, as any JAX function's do on its key.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import jax
 import numpy as np
 
 from . import _jax_internals, _store
-from .variables import Variable, hidden_variable, write
+from .variables import GENERATOR_STATE_NAME, Variable, hidden_variable, write
 
 
 class UnseededDrawWarning(UserWarning):
@@ -37,11 +39,14 @@ _state: list[Variable] = []  # [the generator's hidden Variable: raw key data], 
 _IMPL = "threefry2x32"
 
 
-def _generator() -> Variable:
-    if not _state:
-        # jax.random.key(int) keeps only 32 bits of an int seed: use 64 bits of entropy.
-        words = jax.numpy.asarray(np.frombuffer(os.urandom(8), dtype=np.uint32))
-        _state.append(hidden_variable(words, "<random generator>"))
+def generator() -> Variable:
+    """The generator's hidden Variable (its raw key data), made on first use."""
+    with _store.LOCK:
+        if not _state:  # concrete even when first made while JAX traces
+            # jax.random.key(int) keeps only 32 bits of an int seed: use 64 bits of entropy.
+            with jax.ensure_compile_time_eval():
+                words = jax.numpy.asarray(np.frombuffer(os.urandom(8), dtype=np.uint32))
+            _state.append(hidden_variable(words, GENERATOR_STATE_NAME))
     return _state[0]
 
 
@@ -63,9 +68,10 @@ def _user_stacklevel() -> int:
     return level
 
 
-def _warn_if_repeated(fn: str) -> None:
+def _warn_if_repeated(fn: str, threaded: bool) -> None:
     """Warn when the trace running now would reuse an unseeded draw's key: under jax.vmap
-    every row, under jax.jit (or scan, make_jaxpr, ...) outside tf.jit every call."""
+    every row, under jax.jit (or scan, make_jaxpr, ...) every call unless the generator's
+    state is `threaded` through the program (tf.jit, a functionalized fn given it)."""
     if not _jax_internals.tracing():
         return
     kinds = _jax_internals.trace_kinds()
@@ -75,8 +81,8 @@ def _warn_if_repeated(fn: str) -> None:
             "numbers. Draw the batch's numbers outside jax.vmap (in a tf.jit step, new ones "
             "on every call), or pass a different `seed=` per row"
         )
-    elif _store.current() is not None:
-        return  # tf.jit threads the generator through its program; eager gradients retrace
+    elif threaded or (_store.current() is not None and not _fixed.get()):
+        return  # the program takes and returns the generator; eager gradients retrace
     elif kinds is None or "DynamicJaxprTrace" in kinds:
         repeats = (
             "under jax.jit (or any JAX trace outside tf.jit) its key is fixed when the "
@@ -84,6 +90,11 @@ def _warn_if_repeated(fn: str) -> None:
             "tf.jit, which draws new numbers on every call, or pass `seed=` (a different "
             "one per call)"
         )
+        if _fixed.get():
+            repeats += (
+                f", or give the functionalized fn a state with the {GENERATOR_STATE_NAME!r} "
+                "entry of tf.get_state() and thread it"
+            )
     else:
         return  # jax.grad alone runs the function anew on every call
     warnings.warn(
@@ -93,13 +104,34 @@ def _warn_if_repeated(fn: str) -> None:
     )
 
 
+_fixed: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "tfjs_grad_fixed_generator", default=False
+)
+
+
+@contextlib.contextmanager
+def unthreaded() -> Iterator[None]:
+    """Within: a functionalized fn runs on a state without the generator's. If jax.jit (or
+    scan, ...) traces it now, its unseeded draws are fixed at trace time, so they warn as
+    under plain jax.jit."""
+    kinds = _jax_internals.trace_kinds() if _jax_internals.tracing() else []
+    token = _fixed.set(kinds is None or "DynamicJaxprTrace" in kinds)
+    try:
+        yield
+    finally:
+        _fixed.reset(token)
+
+
 def next_key(seed: int | None, fn: str = "a random op") -> jax.Array:
     """The key for one random draw: from `seed`, or fresh from the process's generator.
 
-    Unseeded keys are concrete even while JAX traces (they are split outside the trace), so
-    no tracer ever reaches the generator state. Under plain `jax.jit` the key is fixed when
-    the function is traced and under `jax.vmap` one key serves every row, so there an
-    unseeded draw warns (`UnseededDrawWarning`, naming `fn`, `seed` and `tf.jit`).
+    Where the generator is threaded (a `tf.jit` step, a functionalized fn given its state)
+    the key is split from the state the program takes, and the advanced state is one of its
+    results. Elsewhere unseeded keys are concrete even while JAX traces (they are split
+    outside the trace), so no tracer ever reaches the generator state. Under plain `jax.jit`
+    the key is fixed when the function is traced and under `jax.vmap` one key serves every
+    row, so there an unseeded draw warns (`UnseededDrawWarning`, naming `fn`, `seed` and
+    `tf.jit`).
 
     >>> from tfjs_grad._rng import next_key
     >>> import jax
@@ -118,12 +150,15 @@ def next_key(seed: int | None, fn: str = "a random op") -> jax.Array:
             supply[0] += 1
             return jax.random.key(0)
         return supply.pop(0)  # the key the tape drew for this call
-    _warn_if_repeated(fn)
     with _store.LOCK:  # the store's lock: tf.jit holds it while it traces and commits
-        if _store.tracking():  # inside tf.jit: the state is an input and output of the step
-            return _split(_generator())
+        state = generator()
+        # inside tf.jit, or a functionalized fn given the state: it is an input and output
+        threaded = _store.tracking() or _store.lookup(state.id)[0]
+        _warn_if_repeated(fn, threaded)
+        if threaded:
+            return _split(state)
         with jax.ensure_compile_time_eval(), _store.detached():
-            return _split(_generator())
+            return _split(state)
 
 
 _supply: contextvars.ContextVar[Any] = contextvars.ContextVar("tfjs_grad_keys", default=None)

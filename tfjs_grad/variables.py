@@ -216,6 +216,11 @@ class Variable(Tensor):
             raise TypeError(f"Argument 'name' passed to 'variable' must be a string, got {name!r}")
         if name in _registry:
             raise ValueError(f"Variable with name {name} was already registered")
+        if name == GENERATOR_STATE_NAME:
+            raise ValueError(
+                f"Argument 'name' passed to 'variable': {name!r} is reserved for the random "
+                "generator's state (get_state() holds it under that name)"
+            )
         self._uid = next(_uids)
         self._name = name
         self._trainable = True if trainable is None else bool(trainable)  # None: JS undefined
@@ -678,6 +683,9 @@ def variable_buffer_ids() -> set[int]:
 
 
 _hidden: dict[int, Variable] = {}  # library state outside the registry, by uid
+
+# The key of the random generator's state in `get_state()`: no Variable may take this name.
+GENERATOR_STATE_NAME = "<random generator>"
 
 
 def hidden_variable(value: Any, name: str) -> Variable:

@@ -166,6 +166,9 @@ def lstm_model(**config):
 
 
 def test_fit_with_recurrent_dropout_trains():
+    # The generator set to a fixed key (initial weights and masks): with some keys 40 epochs
+    # on 3 samples do not halve the loss, so an unseeded run failed about one time in ten.
+    tf.set_state({"<random generator>": jax.random.key_data(jax.random.key(7))})
     model = lstm_model(**DROP)
     model.compile({"optimizer": tf.train.adam(0.05), "loss": "meanSquaredError"})
     y = np.tanh(X.sum(axis=(1, 2)))[:, None]

@@ -40,6 +40,7 @@ epoch's values reach Python once per epoch; a batch hook gets one call per batch
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -216,12 +217,44 @@ def _float32_scaled(total: Any, count: int) -> float:
 
 def _zeros(count: int) -> list[Any]:
     """Fresh epoch totals, as Tensors like the sums the steps return: the first step then
-    has the signature of the later ones (one trace, not two)."""
-    return [wrap(jnp.zeros((), jnp.float32)) for _ in range(count)]
+    has the signature of the later ones (one trace, not two). Steps never donate them, so
+    every call shares one zero on the device."""
+    zero = _zero()
+    return [wrap(zero) for _ in range(count)]
 
 
-def _make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:
-    return [(start, min(size, start + batch_size)) for start in range(0, size, batch_size)]
+@functools.cache
+def _zero() -> jax.Array:
+    return jnp.zeros((), jnp.float32)
+
+
+@functools.lru_cache(maxsize=32)
+def _batch_plan(
+    size: int, batch_size: int, padded: bool, most: int | None
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int, int], ...]]:
+    """An epoch over `size` rows: its batches ((start, end) rows) and its dispatches
+    (first batch, batch count, window), runs of at most `most` batches (None: no limit)
+    that share a window. Each batch's window (the rows its step reads) is the full batch
+    size when the model pads batches, else the batch's own size.
+
+    >>> _batch_plan(5, 2, False, None)
+    (((0, 2), (2, 4), (4, 5)), ((0, 2, 2), (2, 1, 1)))
+    >>> _batch_plan(5, 2, True, 2)[1]
+    ((0, 2, 2), (2, 1, 2))
+    """
+    batches = tuple((start, min(size, start + batch_size)) for start in range(0, size, batch_size))
+    if padded:
+        windows = [min(batch_size, size)] * len(batches)
+    else:
+        windows = [end - start for start, end in batches]
+    limit = len(batches) if most is None else most
+    chunks: list[tuple[int, int, int]] = []
+    for index, window in enumerate(windows):
+        if chunks and chunks[-1][2] == window and chunks[-1][1] < limit:
+            chunks[-1] = (chunks[-1][0], chunks[-1][1] + 1, window)
+        else:
+            chunks.append((index, 1, window))
+    return batches, tuple(chunks)
 
 
 def _batch_window(start: Any, window: int, length: int) -> tuple[Any, Any]:
@@ -266,18 +299,6 @@ def _mixes_rows(layer: Any) -> bool:
         return True
     inner = [*(getattr(layer, "layers", None) or []), getattr(layer, "layer", None)]
     return any(_mixes_rows(sub) for sub in inner if sub is not None)
-
-
-def _chunks(windows: list[int], most: int) -> list[tuple[int, int, int]]:
-    """(first batch, batch count, window) of each dispatch: runs of batches with the same
-    window, at most `most` batches each."""
-    out: list[tuple[int, int, int]] = []
-    for index, window in enumerate(windows):
-        if out and out[-1][2] == window and out[-1][1] < most:
-            out[-1] = (out[-1][0], out[-1][1] + 1, window)
-        else:
-            out.append((index, 1, window))
-    return out
 
 
 def _check_batch_size(batch_size: Any) -> int:
@@ -618,14 +639,6 @@ class Trainable:
         functions = [*compiled.losses, *(entry for _, entry, _ in compiled.metrics)]
         return all(map(_per_sample, functions)) and not any(map(_mixes_rows, layers))
 
-    def _batch_windows(self, compiled: _Compiled, n: int, batch_size: int) -> list[int]:
-        """Each batch's window (the rows its step reads): the full batch size for all of
-        them when the model pads batches, else each batch's own size."""
-        batches = _make_batches(n, batch_size)
-        if self._pads_batches(compiled):
-            return [min(batch_size, n)] * len(batches)
-        return [end - start for start, end in batches]
-
     def _train_program(self, compiled: _Compiled) -> Any:
         if compiled.train_step is not None:
             return compiled.train_step
@@ -705,8 +718,8 @@ class Trainable:
         step = self._test_program(compiled)
         n = xs[0].shape[0]
         totals = _zeros(len(compiled.labels))
-        windows = self._batch_windows(compiled, n, batch_size)
-        for first, count, window in _chunks(windows, len(windows)):
+        padded = self._pads_batches(compiled)
+        for first, count, window in _batch_plan(n, batch_size, padded, None)[1]:
             totals = step(xs, ys, first * batch_size, count, batch_size, totals, window)
         return [wrap(jnp.float32(unwrap(t)) / jnp.float32(n)) for t in totals]
 
@@ -825,12 +838,12 @@ class Trainable:
         batch_logs_wanted = any(cb._wants_batch_logs() for cb in user_callbacks)
         batch_begin = [cb for cb in user_callbacks if _overrides(cb, "onBatchBegin")]
         step = self._train_program(compiled)
-        batches = _make_batches(n, batch_size)
-        windows = self._batch_windows(compiled, n, batch_size)
-        progress = _Progress(verbose, epochs, len(batches))
+        n_batches = -(-n // batch_size)
+        progress = _Progress(verbose, epochs, n_batches)
         clock = _callbacks.YieldClock(user_callbacks, yield_every)
         per_batch = batch_logs_wanted or bool(batch_begin) or clock.wanted
-        chunks = _chunks(windows, 1 if per_batch else progress.chunk())
+        most = 1 if per_batch else progress.chunk()
+        batches, chunks = _batch_plan(n, batch_size, self._pads_batches(compiled), most)
         progressed = progress.tqdm is not None
         _callbacks.run_hook(callbacks, "onTrainBegin", _callbacks.Logs())
         self.stopTraining = False

@@ -281,24 +281,36 @@ def _per_sample(fn: Any) -> bool:
     a padded row from its mean); 'precision' and user functions may reduce the batch."""
     if fn in ("acc", "ce"):
         return True
+    return fn is not _metrics.precision and any(fn is k for k in _library_metrics())
+
+
+@functools.cache
+def _library_metrics() -> tuple[Any, ...]:
+    """tfjs's loss and metric functions as the library defines them."""
     known = (*_metrics.LOSSES.values(), *_metrics.METRICS.values())
-    known += (_metrics.sparse_categorical_accuracy,)
-    return fn is not _metrics.precision and any(fn is k for k in known)
+    return (*known, _metrics.sparse_categorical_accuracy)
 
 
 def _mixes_rows(layer: Any) -> bool:
     """Whether a layer's training pass couples a batch's rows (batch statistics) or draws
     random numbers per row: padding its batch would change what the real rows see. Layers
     from outside the library count as mixing (nothing is known of them)."""
+    from_library = type(layer).__module__.startswith("tfjs_grad.")
+    if isinstance(layer, _row_mixing_layers()) or not from_library:
+        return True
+    inner = [*(getattr(layer, "layers", None) or []), getattr(layer, "layer", None)]
+    return any(_mixes_rows(sub) for sub in inner if sub is not None)
+
+
+@functools.cache
+def _row_mixing_layers() -> tuple[type, ...]:
+    """The library's layers whose training pass mixes a batch's rows or draws per row
+    (imported on first use: the layers import this module's package)."""
     from ..layers.core import Dropout
     from ..layers.noise import AlphaDropout, GaussianDropout, GaussianNoise
     from ..layers.normalization import BatchNormalization
 
-    mixing = (BatchNormalization, Dropout, GaussianNoise, GaussianDropout, AlphaDropout)
-    if isinstance(layer, mixing) or not type(layer).__module__.startswith("tfjs_grad."):
-        return True
-    inner = [*(getattr(layer, "layers", None) or []), getattr(layer, "layer", None)]
-    return any(_mixes_rows(sub) for sub in inner if sub is not None)
+    return (BatchNormalization, Dropout, GaussianNoise, GaussianDropout, AlphaDropout)
 
 
 def _check_batch_size(batch_size: Any) -> int:
@@ -530,8 +542,9 @@ class Trainable:
     def _standardize_xy(self, x: Any, y: Any) -> tuple[list[jax.Array], list[jax.Array]]:
         compiled = self._require_compiled()
         xs = self._standardize(x, self._input_specs(), "input", "x")
+        output_specs = self._output_specs()
         out_specs = []
-        for (name, shape), loss in zip(self._output_specs(), compiled.losses):
+        for (name, shape), loss in zip(output_specs, compiled.losses):
             if shape is not None and loss is _metrics.sparse_categorical_crossentropy:
                 shape = shape[:-1] + [1]
             out_specs.append((name, shape))
@@ -553,7 +566,7 @@ class Trainable:
                 "Input Tensors should have the same number of samples as target Tensors. "
                 f"Found {x_counts.pop()} input sample(s) and {y_counts.pop()} target sample(s)."
             )
-        for target, loss, (_, shape) in zip(ys, compiled.losses, self._output_specs()):
+        for target, loss, (_, shape) in zip(ys, compiled.losses, output_specs):
             if loss is _metrics.categorical_crossentropy and target.shape[-1] == 1:
                 raise ValueError(
                     f"You are passing a target array of shape {_js(target.shape)} while using a "
@@ -847,7 +860,8 @@ class Trainable:
         progressed = progress.tqdm is not None
         _callbacks.run_hook(callbacks, "onTrainBegin", _callbacks.Logs())
         self.stopTraining = False
-        order = list(range(n))  # shuffled in place each epoch, as tfjs's indexArray
+        # shuffled in place each epoch, as tfjs's indexArray
+        order = list(range(n)) if shuffle else []
         try:
             for epoch in range(initial_epoch, epochs):
                 _callbacks.run_hook(callbacks, "onEpochBegin", epoch, _callbacks.Logs())
@@ -889,7 +903,7 @@ class Trainable:
                     if self.stopTraining:
                         break
                 for key, total in zip(labels, totals):
-                    epoch_logs[key] = _float32_scaled(total, seen)
+                    epoch_logs[key] = _float32_scaled(unwrap(total), seen)
                 for key, value in list(epoch_logs.items()):
                     if key.startswith("val_"):
                         epoch_logs[key] = float(value)

@@ -225,7 +225,8 @@ def _zeros(count: int) -> list[Any]:
 
 @functools.cache
 def _zero() -> jax.Array:
-    return jnp.zeros((), jnp.float32)
+    with jax.ensure_compile_time_eval():  # a concrete array even when made under a trace
+        return jnp.zeros((), jnp.float32)
 
 
 @functools.lru_cache(maxsize=32)

@@ -40,6 +40,7 @@ epoch's values reach Python once per epoch; a batch hook gets one call per batch
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -216,12 +217,45 @@ def _float32_scaled(total: Any, count: int) -> float:
 
 def _zeros(count: int) -> list[Any]:
     """Fresh epoch totals, as Tensors like the sums the steps return: the first step then
-    has the signature of the later ones (one trace, not two)."""
-    return [wrap(jnp.zeros((), jnp.float32)) for _ in range(count)]
+    has the signature of the later ones (one trace, not two). Steps never donate them, so
+    every call shares one zero on the device."""
+    zero = _zero()
+    return [wrap(zero) for _ in range(count)]
 
 
-def _make_batches(size: int, batch_size: int) -> list[tuple[int, int]]:
-    return [(start, min(size, start + batch_size)) for start in range(0, size, batch_size)]
+@functools.cache
+def _zero() -> jax.Array:
+    with jax.ensure_compile_time_eval():  # a concrete array even when made under a trace
+        return jnp.zeros((), jnp.float32)
+
+
+@functools.lru_cache(maxsize=32)
+def _batch_plan(
+    size: int, batch_size: int, padded: bool, most: int | None
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int, int], ...]]:
+    """An epoch over `size` rows: its batches ((start, end) rows) and its dispatches
+    (first batch, batch count, window), runs of at most `most` batches (None: no limit)
+    that share a window. Each batch's window (the rows its step reads) is the full batch
+    size when the model pads batches, else the batch's own size.
+
+    >>> _batch_plan(5, 2, False, None)
+    (((0, 2), (2, 4), (4, 5)), ((0, 2, 2), (2, 1, 1)))
+    >>> _batch_plan(5, 2, True, 2)[1]
+    ((0, 2, 2), (2, 1, 2))
+    """
+    batches = tuple((start, min(size, start + batch_size)) for start in range(0, size, batch_size))
+    if padded:
+        windows = [min(batch_size, size)] * len(batches)
+    else:
+        windows = [end - start for start, end in batches]
+    limit = len(batches) if most is None else most
+    chunks: list[tuple[int, int, int]] = []
+    for index, window in enumerate(windows):
+        if chunks and chunks[-1][2] == window and chunks[-1][1] < limit:
+            chunks[-1] = (chunks[-1][0], chunks[-1][1] + 1, window)
+        else:
+            chunks.append((index, 1, window))
+    return batches, tuple(chunks)
 
 
 def _batch_window(start: Any, window: int, length: int) -> tuple[Any, Any]:
@@ -248,36 +282,36 @@ def _per_sample(fn: Any) -> bool:
     a padded row from its mean); 'precision' and user functions may reduce the batch."""
     if fn in ("acc", "ce"):
         return True
+    return fn is not _metrics.precision and any(fn is k for k in _library_metrics())
+
+
+@functools.cache
+def _library_metrics() -> tuple[Any, ...]:
+    """tfjs's loss and metric functions as the library defines them."""
     known = (*_metrics.LOSSES.values(), *_metrics.METRICS.values())
-    known += (_metrics.sparse_categorical_accuracy,)
-    return fn is not _metrics.precision and any(fn is k for k in known)
+    return (*known, _metrics.sparse_categorical_accuracy)
 
 
 def _mixes_rows(layer: Any) -> bool:
     """Whether a layer's training pass couples a batch's rows (batch statistics) or draws
     random numbers per row: padding its batch would change what the real rows see. Layers
     from outside the library count as mixing (nothing is known of them)."""
-    from ..layers.core import Dropout
-    from ..layers.noise import AlphaDropout, GaussianDropout, GaussianNoise
-    from ..layers.normalization import BatchNormalization
-
-    mixing = (BatchNormalization, Dropout, GaussianNoise, GaussianDropout, AlphaDropout)
-    if isinstance(layer, mixing) or not type(layer).__module__.startswith("tfjs_grad."):
+    from_library = type(layer).__module__.startswith("tfjs_grad.")
+    if isinstance(layer, _row_mixing_layers()) or not from_library:
         return True
     inner = [*(getattr(layer, "layers", None) or []), getattr(layer, "layer", None)]
     return any(_mixes_rows(sub) for sub in inner if sub is not None)
 
 
-def _chunks(windows: list[int], most: int) -> list[tuple[int, int, int]]:
-    """(first batch, batch count, window) of each dispatch: runs of batches with the same
-    window, at most `most` batches each."""
-    out: list[tuple[int, int, int]] = []
-    for index, window in enumerate(windows):
-        if out and out[-1][2] == window and out[-1][1] < most:
-            out[-1] = (out[-1][0], out[-1][1] + 1, window)
-        else:
-            out.append((index, 1, window))
-    return out
+@functools.cache
+def _row_mixing_layers() -> tuple[type, ...]:
+    """The library's layers whose training pass mixes a batch's rows or draws per row
+    (imported on first use: the layers import this module's package)."""
+    from ..layers.core import Dropout
+    from ..layers.noise import AlphaDropout, GaussianDropout, GaussianNoise
+    from ..layers.normalization import BatchNormalization
+
+    return (BatchNormalization, Dropout, GaussianNoise, GaussianDropout, AlphaDropout)
 
 
 def _check_batch_size(batch_size: Any) -> int:
@@ -509,8 +543,9 @@ class Trainable:
     def _standardize_xy(self, x: Any, y: Any) -> tuple[list[jax.Array], list[jax.Array]]:
         compiled = self._require_compiled()
         xs = self._standardize(x, self._input_specs(), "input", "x")
+        output_specs = self._output_specs()
         out_specs = []
-        for (name, shape), loss in zip(self._output_specs(), compiled.losses):
+        for (name, shape), loss in zip(output_specs, compiled.losses):
             if shape is not None and loss is _metrics.sparse_categorical_crossentropy:
                 shape = shape[:-1] + [1]
             out_specs.append((name, shape))
@@ -532,7 +567,7 @@ class Trainable:
                 "Input Tensors should have the same number of samples as target Tensors. "
                 f"Found {x_counts.pop()} input sample(s) and {y_counts.pop()} target sample(s)."
             )
-        for target, loss, (_, shape) in zip(ys, compiled.losses, self._output_specs()):
+        for target, loss, (_, shape) in zip(ys, compiled.losses, output_specs):
             if loss is _metrics.categorical_crossentropy and target.shape[-1] == 1:
                 raise ValueError(
                     f"You are passing a target array of shape {_js(target.shape)} while using a "
@@ -618,14 +653,6 @@ class Trainable:
         functions = [*compiled.losses, *(entry for _, entry, _ in compiled.metrics)]
         return all(map(_per_sample, functions)) and not any(map(_mixes_rows, layers))
 
-    def _batch_windows(self, compiled: _Compiled, n: int, batch_size: int) -> list[int]:
-        """Each batch's window (the rows its step reads): the full batch size for all of
-        them when the model pads batches, else each batch's own size."""
-        batches = _make_batches(n, batch_size)
-        if self._pads_batches(compiled):
-            return [min(batch_size, n)] * len(batches)
-        return [end - start for start, end in batches]
-
     def _train_program(self, compiled: _Compiled) -> Any:
         if compiled.train_step is not None:
             return compiled.train_step
@@ -705,8 +732,8 @@ class Trainable:
         step = self._test_program(compiled)
         n = xs[0].shape[0]
         totals = _zeros(len(compiled.labels))
-        windows = self._batch_windows(compiled, n, batch_size)
-        for first, count, window in _chunks(windows, len(windows)):
+        padded = self._pads_batches(compiled)
+        for first, count, window in _batch_plan(n, batch_size, padded, None)[1]:
             totals = step(xs, ys, first * batch_size, count, batch_size, totals, window)
         return [wrap(jnp.float32(unwrap(t)) / jnp.float32(n)) for t in totals]
 
@@ -825,16 +852,17 @@ class Trainable:
         batch_logs_wanted = any(cb._wants_batch_logs() for cb in user_callbacks)
         batch_begin = [cb for cb in user_callbacks if _overrides(cb, "onBatchBegin")]
         step = self._train_program(compiled)
-        batches = _make_batches(n, batch_size)
-        windows = self._batch_windows(compiled, n, batch_size)
-        progress = _Progress(verbose, epochs, len(batches))
+        n_batches = -(-n // batch_size)
+        progress = _Progress(verbose, epochs, n_batches)
         clock = _callbacks.YieldClock(user_callbacks, yield_every)
         per_batch = batch_logs_wanted or bool(batch_begin) or clock.wanted
-        chunks = _chunks(windows, 1 if per_batch else progress.chunk())
+        most = 1 if per_batch else progress.chunk()
+        batches, chunks = _batch_plan(n, batch_size, self._pads_batches(compiled), most)
         progressed = progress.tqdm is not None
         _callbacks.run_hook(callbacks, "onTrainBegin", _callbacks.Logs())
         self.stopTraining = False
-        order = list(range(n))  # shuffled in place each epoch, as tfjs's indexArray
+        # shuffled in place each epoch, as tfjs's indexArray
+        order = list(range(n)) if shuffle else []
         try:
             for epoch in range(initial_epoch, epochs):
                 _callbacks.run_hook(callbacks, "onEpochBegin", epoch, _callbacks.Logs())
@@ -876,7 +904,7 @@ class Trainable:
                     if self.stopTraining:
                         break
                 for key, total in zip(labels, totals):
-                    epoch_logs[key] = _float32_scaled(total, seen)
+                    epoch_logs[key] = _float32_scaled(unwrap(total), seen)
                 for key, value in list(epoch_logs.items()):
                     if key.startswith("val_"):
                         epoch_logs[key] = float(value)

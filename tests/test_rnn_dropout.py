@@ -166,15 +166,16 @@ def lstm_model(**config):
 
 
 def test_fit_with_recurrent_dropout_trains():
-    # The generator set to a fixed key (initial weights and masks): with some keys 40 epochs
-    # on 3 samples do not halve the loss, so an unseeded run failed about one time in ten.
+    # Judged by evaluate (no dropout) before and after: the epoch losses fit reports are
+    # noisy with dropout on 3 samples, and halving them held for only some keys. Over 12
+    # keys the evaluated loss fell to 0.3-6% of its start; the generator's key is fixed.
     tf.set_state({"<random generator>": jax.random.key_data(jax.random.key(7))})
     model = lstm_model(**DROP)
     model.compile({"optimizer": tf.train.adam(0.05), "loss": "meanSquaredError"})
-    y = np.tanh(X.sum(axis=(1, 2)))[:, None]
-    history = model.fit(tf.tensor(X), tf.tensor(y), {"epochs": 40, "verbose": 0})
-    losses = history.history.loss
-    assert np.mean(losses[-5:]) < 0.5 * np.mean(losses[:5])
+    x, y = tf.tensor(X), tf.tensor(np.tanh(X.sum(axis=(1, 2)))[:, None])
+    before = float(model.evaluate(x, y))
+    model.fit(x, y, {"epochs": 40, "verbose": 0})
+    assert float(model.evaluate(x, y)) < 0.25 * before
 
 
 @pytest.mark.parametrize(("config", "differ"), [(DROP, True), ({}, False)])

@@ -43,7 +43,7 @@ from jax.core import Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import tracing
 from ._jaxpr import has_callbacks
-from ._tensor import Tensor, unwrap, wrap_tree
+from ._tensor import Tensor, marked_results, unwrap, wrap_tree
 from .variables import (
     TracedAssignError,
     Variable,
@@ -452,7 +452,8 @@ class Jitted:
             v if t.sharding is None else jax.lax.with_sharding_constraint(v, t.sharding)
             for v, t in zip(new, layout.written)
         ]
-        return new, dict(zip(written, extra)), jax.tree.unflatten(step.traced.out_tree, out)
+        result = jax.tree.unflatten(step.traced.out_tree, out)
+        return new, dict(zip(written, extra)), result if rerun else marked_results(result)
 
     def _check_constants(self, consts: list[Any]) -> None:
         """Warn (once) about a data-like array captured from Python: it is baked into the
@@ -499,7 +500,9 @@ class Jitted:
         program = fast.program
         self._fast_calling = True
         try:
-            new, created, out = program.call(fast.donated, fast.kept, *map(_array_of, args))
+            if Tensor in map(type, args):
+                args = tuple(map(_array_of, args))
+            new, created, out = program.call(fast.donated, fast.kept, *args)
         except _NeedsFullCall:
             new = None
         finally:

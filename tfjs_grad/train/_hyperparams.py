@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +24,18 @@ from .._tensor import unwrap
 
 LearningRate = float | Callable[[Any], Any]  # a number, or an optax schedule of the step count
 
-_INJECTED = (optax.InjectHyperparamsState, optax.InjectStatefulHyperparamsState)
+
+class RateInState(NamedTuple):
+    """A tfjs optimizer's state around a constant learning rate: the rate as a float32
+    scalar under `hyperparams` (as `optax.inject_hyperparams` keeps it, so state labels
+    and lookups are the same) and the update's own state, without inject_hyperparams'
+    step count, which only a schedule reads (one buffer less for every compiled step)."""
+
+    hyperparams: dict[str, Any]
+    inner_state: Any
+
+
+_INJECTED = (optax.InjectHyperparamsState, optax.InjectStatefulHyperparamsState, RateInState)
 
 
 def _concrete_number(value: Any) -> int | float | None:
@@ -117,11 +128,30 @@ def with_learning_rate_in_state(
 ) -> optax.GradientTransformation:
     """`factory(learning_rate, **constants)`, with the rate kept in the state as a float32
     scalar (`state.hyperparams['learning_rate']`), or evaluated there at every step when
-    it is a schedule."""
-    inject = optax.inject_hyperparams(
-        factory, static_args=tuple(constants), hyperparam_dtype=jnp.float32
-    )
-    return inject(learning_rate=learning_rate, **constants)
+    it is a schedule (`optax.inject_hyperparams`, whose step count the schedule reads).
+
+    >>> import jax.numpy as jnp, optax
+    >>> tx = with_learning_rate_in_state(lambda learning_rate: optax.sgd(learning_rate), 0.5)
+    >>> state = tx.init({"w": jnp.ones(2)})
+    >>> state.hyperparams["learning_rate"].dtype, tx.update({"w": jnp.ones(2)}, state)[0]
+    (dtype('float32'), {'w': Array([-0.5, -0.5], dtype=float32)})
+    """
+    if callable(learning_rate):
+        inject = optax.inject_hyperparams(
+            factory, static_args=tuple(constants), hyperparam_dtype=jnp.float32
+        )
+        return inject(learning_rate=learning_rate, **constants)
+
+    def init_fn(params: Any) -> RateInState:
+        rate = jnp.asarray(learning_rate, jnp.float32)
+        return RateInState({"learning_rate": rate}, factory(rate, **constants).init(params))
+
+    def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
+        inner = factory(state.hyperparams["learning_rate"], **constants)
+        updates, inner_state = inner.update(updates, state.inner_state, params)
+        return updates, RateInState(state.hyperparams, inner_state)
+
+    return optax.GradientTransformation(init_fn, update_fn)
 
 
 def learning_rate_nodes(state: Any, is_leaf: Callable[[Any], bool]) -> list[Any]:

@@ -454,8 +454,9 @@ class Optimizer:
         new_params, new_state, new_count = update(params, supplied, state, count)
         for var, value in zip((v for v, g in zip(tracked, has_grad) if g), new_params):
             write(var, value)
-        for var, value in zip(layout.leaves, new_state):
-            write(var, value)
+        for var, value, before in zip(layout.leaves, new_state, state):
+            if value is not before:  # an entry left as it was (the learning rate) stays read
+                write(var, value)
         write(self._iterations, new_count)
 
     def _update_fn(self, has_grad: tuple[bool, ...]) -> Callable[..., Any]:
@@ -661,7 +662,7 @@ class TfjsOptimizer(Optimizer):
                 write(var, jnp.asarray(iterations, var.dtype))
 
     def _write_shared(self, label: str, value: Any) -> None:
-        """Write shared state entry `label` (e.g. 'acc_beta1')."""
+        """Write shared state entry `label` (e.g. 'acc_betas')."""
         var = next(v for v in self._layout.leaves if self._label(v) == label)
         write(var, jnp.asarray(value, var.dtype))
 

@@ -3,6 +3,9 @@
 m' = b1*m + (1-b1)*g          v' = b2*v + (1-b2)*g^2
 w <- (m'/(1-P1)) / (sqrt(v'/(1-P2)) + eps) * (-lr) + w
 after every call: P1 <- P1*b1, P2 <- P2*b2   (float32 running products, from b1, b2)
+
+P1 and P2 are kept together as one float32 pair (`acc_betas`): a compiled step passes one
+buffer fewer, and the elementwise product rounds each exactly as two scalars would.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from . import _hyperparams
@@ -20,19 +24,20 @@ from ._optimizer import TfjsOptimizer, running_product
 class AdamState(NamedTuple):
     m: Any
     v: Any
-    acc_beta1: Any
-    acc_beta2: Any
+    acc_betas: Any  # [P1, P2]
 
 
 def _tfjs_adam(
     learning_rate: Any, beta1: float, beta2: float, epsilon: float
 ) -> optax.GradientTransformation:
+    betas = np.array([beta1, beta2], np.float32)
+
     def init_fn(params: Any) -> AdamState:
         zeros = lambda: jax.tree.map(jnp.zeros_like, params)  # noqa: E731 (distinct buffers)
-        return AdamState(zeros(), zeros(), jnp.float32(beta1), jnp.float32(beta2))
+        return AdamState(zeros(), zeros(), jnp.asarray(betas))
 
     def update_fn(updates: Any, state: Any, params: Any = None) -> tuple[Any, Any]:
-        one_minus_p1, one_minus_p2 = 1 - state.acc_beta1, 1 - state.acc_beta2
+        one_minus_p1, one_minus_p2 = 1 - state.acc_betas[0], 1 - state.acc_betas[1]
         m = jax.tree.map(lambda m, g: m * beta1 + g * (1 - beta1), state.m, updates)
         v = jax.tree.map(lambda v, g: v * beta2 + jnp.square(g) * (1 - beta2), state.v, updates)
         out = jax.tree.map(
@@ -42,7 +47,7 @@ def _tfjs_adam(
             m,
             v,
         )
-        return out, AdamState(m, v, state.acc_beta1 * beta1, state.acc_beta2 * beta2)
+        return out, AdamState(m, v, state.acc_betas * betas)
 
     return optax.GradientTransformation(init_fn, update_fn)
 
@@ -85,8 +90,8 @@ class AdamOptimizer(TfjsOptimizer):
         # tfjs sets the running products to pow(beta, iter+1); we repeat the float32
         # products step by step instead, so a restored optimizer continues bit for bit.
         super()._after_set_weights(iterations)
-        self._write_shared("acc_beta1", running_product(self._beta1, iterations))
-        self._write_shared("acc_beta2", running_product(self._beta2, iterations))
+        products = [running_product(beta, iterations) for beta in (self._beta1, self._beta2)]
+        self._write_shared("acc_betas", np.array(products, np.float32))
 
 
 def adam(

@@ -1,0 +1,139 @@
+"""What a compiled step threads for a tfjs optimizer's state: no inject_hyperparams step
+count beside a constant learning rate, Adam's two running beta products as one float32
+pair, and the learning rate passed in but neither donated nor returned (the update leaves
+it as it was). The numbers stay tfjs's: checked against Adam written out in numpy with
+float32 running products, as tfjs 4.22 computes them."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+import tfjs_grad as tf
+from tfjs_grad.train._optimizer import owned_variables
+
+
+@pytest.fixture(autouse=True)
+def _clean():
+    yield
+    tf.dispose_variables()
+
+
+def _numpy_adam(w, grads_of, steps, lr=0.01, b1=0.9, b2=0.999, eps=1e-7):
+    """tfjs's Adam in float32 numpy: m, v, and P1/P2 as running products."""
+    f32 = np.float32
+    w = w.astype(f32)
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    p1, p2 = f32(b1), f32(b2)
+    for _ in range(steps):
+        g = grads_of(w).astype(f32)
+        m = m * f32(b1) + g * f32(1 - b1)
+        v = v * f32(b2) + np.square(g) * f32(1 - b2)
+        w = (m / (f32(1) - p1)) / (np.sqrt(v / (f32(1) - p2)) + f32(eps)) * f32(-lr) + w
+        p1, p2 = p1 * f32(b1), p2 * f32(b2)
+    return w, (p1, p2)
+
+
+def test_adam_state_holds_one_pair_of_beta_products_and_no_step_count():
+    w = tf.variable(tf.tensor1d([1.0, -2.0, 3.0]), name="w")
+    optimizer = tf.train.adam(0.01)
+    for _ in range(5):
+        optimizer.minimize(lambda: w.square().sum())
+    state = owned_variables(optimizer)
+    assert sorted(state) == ["acc_betas", "iter", "learning_rate", "w/m", "w/v"]
+    expected_w, (p1, p2) = _numpy_adam(np.array([1.0, -2.0, 3.0]), lambda w: 2 * w, 5)
+    np.testing.assert_array_equal(np.asarray(state["acc_betas"].value), [p1, p2])
+    np.testing.assert_allclose(np.asarray(w.value), expected_w, rtol=1e-6)
+    # tfjs's weights are unchanged: iter, then the slots
+    assert [name for name, _ in optimizer.getWeights()] == ["iter", "w/m", "w/v"]
+
+
+def test_set_weights_restores_the_beta_products_as_running_products():
+    w = tf.variable(tf.tensor1d([0.5, 1.5]), name="w")
+    trained = tf.train.adam(0.01)
+    for _ in range(7):
+        trained.minimize(lambda: w.square().sum())
+    fresh = tf.train.adam(0.01)
+    fresh.setWeights(trained.getWeights())
+    products = np.asarray(owned_variables(fresh)["acc_betas"].value)
+    _, (p1, p2) = _numpy_adam(np.zeros(1), lambda w: w, 7)
+    np.testing.assert_array_equal(products, [p1, p2])
+    np.testing.assert_array_equal(products, np.asarray(owned_variables(trained)["acc_betas"].value))
+
+
+def test_compiled_adam_step_reads_the_learning_rate_and_writes_the_rest():
+    w = tf.variable(tf.tensor1d([1.0, -2.0, 3.0]), name="w")
+    optimizer = tf.train.adam(0.01)
+
+    @tf.jit
+    def step(x):
+        return optimizer.minimize(lambda: w.mul(x).square().sum(), True)
+
+    x = tf.tensor1d([1.0, 1.0, 1.0])
+    for _ in range(4):
+        step(x)
+    state = owned_variables(optimizer)
+    read = {v.name for v in step._read}  # pyright: ignore[reportAttributeAccessIssue]
+    written = {v.name for v in step._written}  # pyright: ignore[reportAttributeAccessIssue]
+    assert state["learning_rate"].name in read and state["learning_rate"].name not in written
+    assert {state[k].name for k in ("iter", "acc_betas", "w/m", "w/v")} <= written
+    assert w.name in written
+    expected, _ = _numpy_adam(np.array([1.0, -2.0, 3.0]), lambda w: 2 * w, 4)
+    np.testing.assert_allclose(np.asarray(w.value), expected, rtol=1e-6)
+
+    # a new rate reaches the next call as data: no retrace, and the step uses it
+    traces = step.trace_count
+    optimizer.learningRate = 0.5
+    before = np.asarray(w.value)
+    step(x)
+    assert step.trace_count == traces
+    assert float(optimizer.learning_rate) == 0.5
+    moved = np.abs(np.asarray(w.value) - before)
+    assert np.all(moved > 0.1), moved  # an Adam step moves each weight by about the rate
+
+
+def test_a_scheduled_rate_still_follows_its_schedule_under_jit():
+    w = tf.variable(tf.tensor1d([1.0]), name="w")
+    optimizer = tf.train.sgd(lambda count: 0.1 * (count + 1))
+
+    @tf.jit
+    def step():
+        optimizer.minimize(lambda: w.sum())  # gradient 1: w moves by the rate
+
+    values = [float(w.value[0])]
+    for _ in range(3):
+        step()
+        values.append(float(w.value[0]))
+    np.testing.assert_allclose(np.diff(values), [-0.1, -0.2, -0.3], rtol=1e-6)
+
+
+def test_jax_user_step_matches_jax_grad_and_numpy_adam():
+    """A JAX user's loss (jnp, jax.nn, `v.value`) under an outer jax.jit of the values,
+    trained by tf.train.adam under tf.jit: equal to the numpy tfjs Adam on jax.grad."""
+    w = tf.variable(tf.tensor1d([0.3, -0.7]), name="w")
+    optimizer = tf.train.adam(0.05)
+
+    def raw_loss(value):
+        return jnp.sum(jax.nn.softplus(value) * value)
+
+    @tf.jit
+    def step():
+        return optimizer.minimize(lambda: raw_loss(w.value), True)
+
+    for _ in range(6):
+        step()
+    grad = jax.jit(jax.grad(raw_loss))
+    expected, _ = _numpy_adam(
+        np.array([0.3, -0.7]), lambda v: np.asarray(grad(jnp.asarray(v))), 6, lr=0.05
+    )
+    np.testing.assert_allclose(np.asarray(w.value), expected, rtol=1e-5, atol=1e-7)
+
+
+def test_from_optax_state_is_left_as_optax_builds_it():
+    w = tf.variable(tf.tensor1d([1.0]), name="w")
+    optimizer = tf.train.from_optax(optax.inject_hyperparams(optax.adam)(learning_rate=0.1))
+    optimizer.minimize(lambda: w.square().sum())
+    assert "count" in owned_variables(optimizer)  # inject_hyperparams' own counter

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import functools
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -159,10 +160,10 @@ class _Compiled:
     def __call__(self, *args: Any) -> Any:
         if self.bytes >= 0:
             return self.run(*args)
-        before = _resident_bytes()
+        before = _settled_resident_bytes()
         with _store.own_trace():  # the first call traces (and compiles)
             out = self.run(*args)
-        self.bytes = max(_resident_bytes() - before, _MIN_ENTRY_BYTES)
+        self.bytes = max(_settled_resident_bytes() - before, _MIN_ENTRY_BYTES)
         _trim_to_budget()
         return out
 
@@ -184,6 +185,18 @@ def _resident_bytes() -> int:
         return 0
 
 
+def _settled_resident_bytes() -> int:
+    """The resident memory once the allocator has given back what it holds free.
+
+    Read on both sides of a compile, so an entry's cost is what its compile keeps: read
+    raw, the compile after an eviction (which gives freed memory back) also counted the
+    scratch memory it took anew from the OS, several times its executable, and a full
+    cache shrank to a tenth of what its budget holds, recompiling lengths it had seen.
+    """
+    _release_freed_memory()
+    return _resident_bytes()
+
+
 def _trim_to_budget() -> None:
     evicted = False
     while len(_compiled) > 1 and (
@@ -198,12 +211,20 @@ def _trim_to_budget() -> None:
 
 
 def _release_freed_memory() -> None:
-    """Give what the evicted executables freed back to the OS (glibc keeps it otherwise,
-    and a loop that compiles a program per step would grow without bound)."""
+    """Give the memory the allocator holds free (what evicted executables freed) back to
+    the OS: glibc keeps it otherwise, and a loop that compiles a program per step would
+    grow without bound."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
     try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+        return ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):  # not glibc
-        pass
+        return None
 
 
 def vjp(program: Program, xs: list[Any], dy: Any) -> tuple[Any, list[Any], list[Any]]:

@@ -140,6 +140,8 @@ def _host_scalar(value: Any, dtype: Any) -> np.ndarray | None:
     target = to_dtype(dtype) if dtype is not None else inferred
     if target not in _HOST_DTYPES:
         return None
+    if kind is int and target == np.int32 and -(2**31) <= value < 2**31:
+        return np.asarray(value, np.int32)  # what parse_as gives, without its float steps
     return np.asarray(parse_as(parsed, target))
 
 

@@ -57,15 +57,36 @@ def test_polynomial_step_computes_its_constant_ops_in_the_program(monkeypatch):
         return cubic.sub(ys).square().mean()
 
     optimizer.minimize(loss)  # records and compiles
-    power, square = _Counted(jnp.power), _Counted(jnp.square)
+    power, square, transfer = _Counted(jnp.power), _Counted(jnp.square), _Counted(jnp.asarray)
     monkeypatch.setattr(jnp, "power", power)
     monkeypatch.setattr(jnp, "square", square)
+    monkeypatch.setattr(jnp, "asarray", transfer)
     for _ in range(2):
         optimizer.minimize(loss)
     assert (power.calls, square.calls) == (0, 0)  # no op body ran: the program computed them
+    assert transfer.calls == 0  # tf.scalar(3, "int32") is the same device constant each call
     got = [float(v.dataSync()[0]) for v in (a, b, c, d)]
     np.testing.assert_allclose(got, _jax_sgd(3), rtol=1e-5, atol=1e-6)
     tf.dispose([a, b, c, d])
+
+
+def test_scalars_made_inside_f_have_their_values_and_dtypes():
+    v = tf.variable(tf.scalar(1.5))
+    seen = []
+
+    def f():
+        three, half, zero = tf.scalar(3, "int32"), tf.scalar(0.5), tf.scalar(-0.0)
+        seen.append([(t.dtype, t.dataSync().tolist()) for t in (three, half, zero)])
+        seen.append(np.signbit(zero.dataSync()).tolist())
+        return v.pow(three).mul(half).add(zero)
+
+    for _ in range(2):
+        value, grads = tf.variableGrads(f, [v])
+    assert seen[:2] == [[("int32", [3]), ("float32", [0.5]), ("float32", [-0.0])], [True]]
+    assert seen[2:] == seen[:2]
+    assert float(value) == pytest.approx(0.5 * 1.5**3)
+    assert float(grads[v.name]) == pytest.approx(1.5 * 1.5**2)
+    v.dispose()
 
 
 def test_constant_only_results_made_inside_f_are_disposed_when_the_call_returns():

@@ -236,6 +236,28 @@ def _float_constant(value: float) -> Any:
     return array
 
 
+_host_scalars: dict[Any, Any] = {}  # tf.scalar's values made inside f, as device arrays
+
+
+def host_scalar(host: np.ndarray) -> Any:
+    """A rank-0 host value as the device array `tf.scalar` makes of it, while a tape
+    records: one per value, cached (a loss that makes `tf.scalar(3)` on every call would
+    otherwise pay a transfer per call for the same constant).
+
+    >>> import numpy as np
+    >>> host_scalar(np.asarray(3, np.int32)) is host_scalar(np.asarray(3, np.int32))
+    True
+    """
+    key = (host.dtype, host.tobytes())  # bytes: 0.0 and -0.0, NaNs, kept apart
+    array = _host_scalars.get(key)
+    if array is None:
+        array = jax.numpy.asarray(host)
+        if len(_host_scalars) > _FLOATS_MAX:
+            _host_scalars.clear()
+        _host_scalars[key] = array
+    return array
+
+
 _signatures: dict[Any, _Signature] = {}
 _SIGNATURES_MAX = 4096
 

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _rng
+from .. import _rng, _tape
 from .._jax_internals import tracing
 from .._tensors import INT, NUMERIC, ArrayLike, Shape, convert, op, parse_as, to_dtype
 from . import _checks, _js
@@ -111,6 +111,8 @@ def scalar(value: ArrayLike, dtype: Any = None) -> jax.Array:
     """
     host = _host_scalar(value, dtype)
     if host is not None:
+        if _tape.active() is not None:  # inside the f of an eager gradient call
+            return _tape.host_scalar(host)
         return jnp.asarray(host)
     if isinstance(value, (list, tuple)) or np.ndim(value) > 0:
         raise ValueError(

@@ -1,8 +1,11 @@
 """The eager tape: f runs in Python on every call, its tf ops are recorded, not traced.
 
 Inside the f of an eager gradient call (`tf.grad`, `variableGrads`, `minimize`, ...) every
-public op whose inputs depend on f's inputs returns a Tensor holding a `Lazy` value: a slot
-of the tape, with its shape and dtype but no array yet. Ops on constants only run at once.
+public op given a tensor returns a Tensor holding a `Lazy` value: a slot of the tape, with
+its shape and dtype but no array yet. Ops on constants only are recorded too (the program
+computes them, rather than a dispatch each per call; like everything f computes, their
+results are disposed when the call returns, as tfjs's gradient functions tidy f); ops
+given no tensor (`tf.scalar`, `tf.ones`) run at once.
 When f returns, the tape's structure (which op, its static arguments, which slots it reads,
 the shapes and dtypes of the constants and inputs) keys a cache of traced programs, so a
 repeated structure costs the recording and one compiled dispatch, and JAX traces the ops
@@ -233,6 +236,28 @@ def _float_constant(value: float) -> Any:
     return array
 
 
+_host_scalars: dict[Any, Any] = {}  # tf.scalar's values made inside f, as device arrays
+
+
+def host_scalar(host: np.ndarray) -> Any:
+    """A rank-0 host value as the device array `tf.scalar` makes of it, while a tape
+    records: one per value, cached (a loss that makes `tf.scalar(3)` on every call would
+    otherwise pay a transfer per call for the same constant).
+
+    >>> import numpy as np
+    >>> host_scalar(np.asarray(3, np.int32)) is host_scalar(np.asarray(3, np.int32))
+    True
+    """
+    key = (host.dtype, host.tobytes())  # bytes: 0.0 and -0.0, NaNs, kept apart
+    array = _host_scalars.get(key)
+    if array is None:
+        array = jax.numpy.asarray(host)
+        if len(_host_scalars) > _FLOATS_MAX:
+            _host_scalars.clear()
+        _host_scalars[key] = array
+    return array
+
+
 _signatures: dict[Any, _Signature] = {}
 _SIGNATURES_MAX = 4096
 
@@ -430,8 +455,8 @@ class Tape:
     def record(
         self, fn: Callable[..., Any], values: dict[str, Any], tensor_params: Any
     ) -> tuple[bool, Any]:
-        """Record one op call: (True, result of lazy Tensors), or (False, None) when no
-        argument depends on f's inputs (the op then runs at once)."""
+        """Record one op call: (True, result of lazy Tensors), or (False, None) when it is
+        given no tensor (the op then runs at once)."""
         # The common call (each tensor argument one Tensor, array or float, the others
         # plain Python scalars) is keyed by one flat tuple: per tensor argument its slot
         # and interned abstract value, per other argument its type and value.
@@ -467,7 +492,7 @@ class Tape:
                 wiring.append((name, _freeze(value)))
             else:
                 return self._record_general(fn, values, tensor_params)
-        if not depends:
+        if not depends and constants is None:
             return False, None
         if constants is not None:
             for i in constants:

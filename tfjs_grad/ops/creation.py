@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _rng
+from .. import _rng, _tape
 from .._jax_internals import tracing
 from .._tensors import INT, NUMERIC, ArrayLike, Shape, convert, op, parse_as, to_dtype
 from . import _checks, _js
@@ -111,6 +111,8 @@ def scalar(value: ArrayLike, dtype: Any = None) -> jax.Array:
     """
     host = _host_scalar(value, dtype)
     if host is not None:
+        if _tape.active() is not None:  # inside the f of an eager gradient call
+            return _tape.host_scalar(host)
         return jnp.asarray(host)
     if isinstance(value, (list, tuple)) or np.ndim(value) > 0:
         raise ValueError(
@@ -140,6 +142,8 @@ def _host_scalar(value: Any, dtype: Any) -> np.ndarray | None:
     target = to_dtype(dtype) if dtype is not None else inferred
     if target not in _HOST_DTYPES:
         return None
+    if kind is int and target == np.int32 and -(2**31) <= value < 2**31:
+        return np.asarray(value, np.int32)  # what parse_as gives, without its float steps
     return np.asarray(parse_as(parsed, target))
 
 

@@ -405,3 +405,14 @@ def test_report_shows_first_result_and_compiles_per_new_length():
         "| varying shapes: 1.0 XLA compile per new batch length | 1.45 (58 compiles, "
         "40 new lengths) | **not met** |" in text
     )
+    assert (
+        "| varying shapes: memory bounded by the compile cache's budget (256 MB) | +4 MB over "
+        "50 steps (fixed: +0 MB) | met |" in text
+    )
+    assert "| varying shapes: time per step ÷ the fixed loop's (each new length compiles) |" in text
+
+
+def test_the_reported_cache_budget_is_the_eager_caches():
+    from tfjs_grad import _trace
+
+    assert train_step.CACHE_MB * 2**20 == _trace.CACHE_BYTES

@@ -454,9 +454,10 @@ class Optimizer:
         new_params, new_state, new_count = update(params, supplied, state, count)
         for var, value in zip((v for v, g in zip(tracked, has_grad) if g), new_params):
             write(var, value)
-        for var, value, before in zip(layout.leaves, new_state, state):
-            if value is not before:  # an entry left as it was (the learning rate) stays read
-                write(var, value)
+        # every entry is written, even one the update left as it was (the learning rate):
+        # under a mesh, the step's result is what replicates it across the devices
+        for var, value in zip(layout.leaves, new_state):
+            write(var, value)
         write(self._iterations, new_count)
 
     def _update_fn(self, has_grad: tuple[bool, ...]) -> Callable[..., Any]:

@@ -276,6 +276,7 @@ class LossProgram(NamedTuple):
     trainable: list[Variable]  # the program's inputs, in order
     connected: list[Variable]  # the trainable ones the loss depends on
     explicit: bool  # whether var_list was given
+    trainable_ids: tuple[int, ...]  # the trainable Variables' ids, in order
 
 
 def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None) -> LossProgram:
@@ -303,10 +304,11 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
         )
     # Trace on shapes alone: a variable is read only if the program needs its value,
     # so tf.jit threads just the state a loss really uses.
+    trainable_ids = tuple([v.id for v in trainable])
     program = _trace.trace(
         lambda *_: f(),
         [v.aval() for v in trainable],
-        [v.id for v in trainable],
+        trainable_ids,
         f,
         fetch=lambda: [v.raw() for v in trainable],
         peek=lambda: [peek(v) for v in trainable],
@@ -325,7 +327,7 @@ def loss_program(f: Callable[[], ArrayLike], var_list: Sequence[Variable] | None
         )
     for v in connected:
         _differentiable(v, v.name, "variableGrads")
-    return LossProgram(program, candidates, trainable, connected, explicit)
+    return LossProgram(program, candidates, trainable, connected, explicit, trainable_ids)
 
 
 def loss_gradients(loss: LossProgram) -> VariableGrads:

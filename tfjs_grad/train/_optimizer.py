@@ -203,45 +203,41 @@ class Optimizer:
         the replaced buffers donated (what `apply_gradients(compute_gradients(f))` does,
         without a second dispatch or the gradients crossing back to Python)."""
         program = loss.program
-        targets = list(var_list) if var_list is not None else loss.connected
+        targets = loss.connected if var_list is None else var_list
         with _store.LOCK:
-            tracked = self._tracked()
-            with self._transaction():
-                tracked = self._ensure_state(targets, tracked)
+            saved = self._layout
+            try:
+                tracked = self._ensure_state(targets, self._tracked())
                 layout = self._layout
                 donate = _store.donation_allowed()
-                # The plan depends on these alone (the tracked Variables and the state
-                # are the layout's): worked out once per layout, not on every step.
-                plan_key = (
-                    key,
-                    layout.version,
-                    donate,
-                    program.needed,
-                    tuple([v.id for v in loss.trainable]),
-                    tuple([v.id for v in loss.connected]),
-                )
+                # The plan depends on these alone (the layout's version names the tracked
+                # Variables and the state; `key` holds which inputs are connected): worked
+                # out once per layout, not on every step.
+                plan_key = (key, layout.version, donate, program.needed, loss.trainable_ids)
                 found = self._fused.get(plan_key)
-                fused = None if found is None else _step.resolve(found[1])
-                if found is None or fused is None:
+                if found is None:
                     fused = _step.plan_fused_step(loss, tracked, layout, self._iterations)
                     run_key = ("minimize", key, layout.version, fused.has_grad, fused.plan, donate)
                     if len(self._fused) >= _FUSED_MAX:
                         self._fused.clear()
-                    self._fused[plan_key] = (run_key, _step.remember(fused))
-                else:
-                    run_key = found[0]
+                    found = self._fused[plan_key] = (run_key, fused)
+                run_key, fused = found
                 run = _trace.cached(
                     run_key,
                     lambda: _step.fused_step(self._update_fn(fused.has_grad), program, fused.plan),
                     donate=(0,) if donate else (),
                     source=program.source,
                 )
+                written, read = fused.variables(loss.trainable, tracked, layout, self._iterations)
                 since = epoch()
-                donated, kept, shared = gather(fused.written, fused.read, donate)
+                donated, kept, shared = gather(written, read, donate)
                 new, value = run(donated, kept, program.consts)
                 if not donate:  # a failure at run time must show before the commit
                     jax.block_until_ready((value, new))
-            commit_all(fused.written, new, shared, since)
+            except BaseException:
+                self._roll_back(saved)
+                raise
+            commit_all(written, new, shared, since)
         return value
 
     def compute_gradients(
@@ -428,11 +424,15 @@ class Optimizer:
         try:
             yield
         except BaseException:
-            _state.discard_since(self._layout, saved)
-            if self._layout is not saved:
-                self._layout = saved
-                self._compiled = {}
+            self._roll_back(saved)
             raise
+
+    def _roll_back(self, saved: _state.StateLayout) -> None:
+        """Go back to the `saved` layout, disposing the slots made since."""
+        _state.discard_since(self._layout, saved)
+        if self._layout is not saved:
+            self._layout = saved
+            self._compiled = {}
 
     def _step(self, tracked: list[Variable], grads: dict[str, Any]) -> None:
         layout = self._layout

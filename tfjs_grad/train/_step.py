@@ -3,7 +3,6 @@ and the fused eager `minimize`: the loss's vjp and the update in one program."""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -68,13 +67,33 @@ class FusedPlan(NamedTuple):
 
 
 class FusedStep(NamedTuple):
-    """A fused step's plan and the Variables it donates (`written`, whose new values it
-    returns in order) and only reads (`read`)."""
+    """A fused step's plan, and where its Variables are found on every call.
+
+    It holds no Variable: `updated` and `read` are positions, among the tracked Variables
+    and among `[*loss.trainable, *tracked]`, fixed by what the plan is cached under (the
+    state layout's version, which names the tracked Variables, and the loss's trainable
+    ones), so a cached plan keeps nothing alive and finds the same Variables again."""
 
     plan: FusedPlan
     has_grad: tuple[bool, ...]
-    written: list[Variable]
-    read: list[Variable]
+    updated: tuple[int, ...]  # the tracked Variables with a gradient: donated, written
+    read: tuple[int, ...]  # the Variables only read
+
+    def variables(
+        self,
+        trainable: Sequence[Variable],
+        tracked: Sequence[Variable],
+        layout: StateLayout,
+        iterations: Variable,
+    ) -> tuple[list[Variable], list[Variable]]:
+        """(the Variables the step donates and writes, in order; those it only reads)."""
+        written = [tracked[i] for i in self.updated]
+        written += layout.leaves
+        written.append(iterations)
+        if not self.read:
+            return written, []
+        pool = [*trainable, *tracked]
+        return written, [pool[i] for i in self.read]
 
 
 def plan_fused_step(
@@ -83,48 +102,29 @@ def plan_fused_step(
     """Lay out one fused step over the loss's inputs, the tracked Variables and the state."""
     graded = {v.id: i for i, v in enumerate(loss.connected)}
     has_grad = tuple(v.id in graded for v in tracked)
-    written = [v for v, g in zip(tracked, has_grad) if g]
+    updated = tuple(i for i, g in enumerate(has_grad) if g)
+    written = [tracked[i] for i in updated]
     written += [*layout.leaves, iterations]
     where = {v.id: (True, i) for i, v in enumerate(written)}
-    read: list[Variable] = []
+    pool: dict[int, int] = {}  # where each Variable is first found on later calls
+    for i, v in enumerate([*loss.trainable, *tracked]):
+        pool.setdefault(v.id, i)
+    read: list[int] = []
 
     def place(var: Variable) -> tuple[bool, int]:
         if var.id not in where:
             where[var.id] = (False, len(read))
-            read.append(var)
+            read.append(pool[var.id])
         return where[var.id]
 
-    n_grads = sum(has_grad)
+    n_grads = len(updated)
     plan = FusedPlan(
         xs=tuple(place(v) if n else None for v, n in zip(loss.trainable, loss.program.needed)),
         params=tuple(place(v) for v in tracked),
         grads=tuple(graded[v.id] for v, g in zip(tracked, has_grad) if g),
         leaves=(n_grads, n_grads + len(layout.leaves)),
     )
-    return FusedStep(plan, has_grad, written, read)
-
-
-Remembered = tuple[FusedPlan, tuple[bool, ...], tuple[Any, ...], tuple[Any, ...]]
-
-
-def remember(fused: FusedStep) -> Remembered:
-    """A fused step to keep between calls, holding its Variables weakly."""
-    return (
-        fused.plan,
-        fused.has_grad,
-        tuple(map(weakref.ref, fused.written)),
-        tuple(map(weakref.ref, fused.read)),
-    )
-
-
-def resolve(remembered: Remembered) -> FusedStep | None:
-    """The remembered fused step, or None if one of its Variables has gone."""
-    plan, has_grad, written_refs, read_refs = remembered
-    written = [ref() for ref in written_refs]
-    read = [ref() for ref in read_refs]
-    if any(v is None for v in written) or any(v is None for v in read):
-        return None
-    return FusedStep(plan, has_grad, written, read)  # type: ignore[arg-type]
+    return FusedStep(plan, has_grad, updated, tuple(read))
 
 
 def fused_step(

@@ -108,8 +108,8 @@ def test_a_scheduled_rate_still_follows_its_schedule_under_jit():
 
 
 def test_jax_user_step_matches_jax_grad_and_numpy_adam():
-    """A JAX user's loss (jnp, jax.nn, `v.value`) under an outer jax.jit of the values,
-    trained by tf.train.adam under tf.jit: equal to the numpy tfjs Adam on jax.grad."""
+    """A JAX user's loss (jnp, jax.nn, `v.value`) trained by tf.train.adam under tf.jit:
+    equal to the numpy tfjs Adam fed the gradients of jax.grad of the raw loss."""
     w = tf.variable(tf.tensor1d([0.3, -0.7]), name="w")
     optimizer = tf.train.adam(0.05)
 

@@ -755,41 +755,5 @@ def _unflatten(_aux: None, children: Any) -> Any:
 jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
 
 
-class _Result:
-    """A Tensor in a compiled program's result (see `marked_results`)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any):
-        self.value = value
-
-
-def _result_tensor(_aux: None, children: Any) -> Any:
-    t = Tensor.__new__(Tensor)
-    t._value = children[0]
-    return t
-
-
-jax.tree_util.register_pytree_node(_Result, lambda r: ((r.value,), None), _result_tensor)
-
-
-def marked_results(tree: Any) -> Any:
-    """`tree` with each Tensor marked so that a compiled program returns it as a Tensor
-    without the check a Tensor's own unflatten makes for library code (about 1 us per
-    Tensor per call): for a program whose results go to its caller, never to library
-    code, and only while tracing it (run eagerly, the markers would be the results).
-
-    >>> import jax, jax.numpy as jnp
-    >>> double = jax.jit(lambda x: marked_results(Tensor(x * 2)))
-    >>> type(double(jnp.float32(1))).__name__
-    'Tensor'
-    """
-    return jax.tree.map(
-        lambda x: _Result(unwrap(x)) if isinstance(x, Tensor) else x,
-        tree,
-        is_leaf=lambda x: isinstance(x, Tensor),
-    )
-
-
 refuse_in_primitives(Tensor, "Tensor")
 _tape.bind_tensor(Tensor)

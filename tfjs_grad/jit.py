@@ -43,7 +43,7 @@ from jax.core import Tracer, eval_jaxpr
 from . import _store
 from ._jax_internals import tracing
 from ._jaxpr import has_callbacks
-from ._tensor import Tensor, marked_results, unwrap, wrap_tree
+from ._tensor import Tensor, unwrap, unwrap_tree, wrap_tree
 from .variables import (
     TracedAssignError,
     Variable,
@@ -452,8 +452,11 @@ class Jitted:
             v if t.sharding is None else jax.lax.with_sharding_constraint(v, t.sharding)
             for v, t in zip(new, layout.written)
         ]
-        result = jax.tree.unflatten(step.traced.out_tree, out)
-        return new, dict(zip(written, extra)), result if rerun else marked_results(result)
+        # the caller wraps the result's arrays in Tensors again (`wrap_tree`): a Tensor
+        # node in a compiled program's output would be rebuilt through its pytree
+        # unflatten, which checks the calling frame, on every call
+        result = unwrap_tree(jax.tree.unflatten(step.traced.out_tree, out))
+        return new, dict(zip(written, extra)), result
 
     def _check_constants(self, consts: list[Any]) -> None:
         """Warn (once) about a data-like array captured from Python: it is baked into the
@@ -514,7 +517,7 @@ class Jitted:
             self._adopt(created)
         elif self._fast is fast:
             fast.donated, fast.stamp = new, buffers_stamp()
-        return out
+        return wrap_tree(out)
 
     def _call_full(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         self._fast = None
@@ -559,7 +562,7 @@ class Jitted:
             self._commit(program, new, shared, created)
             if donate and not created and program is self._program:
                 self._fast = _Fast(program, new, kept, buffers_stamp())
-        return out
+        return wrap_tree(out)
 
     def _commit(
         self, program: _Program, new: list[Any], shared: bool, created: dict[int, Any]

@@ -213,6 +213,41 @@ def _aval_id(key: tuple[Any, ...]) -> int:
     return found
 
 
+class _Interned(NamedTuple):
+    """An input's abstract value as a tape keys it."""
+
+    aval: Any  # the object, held so that its id is not reused while it is remembered
+    key: tuple[Any, ...]  # (shape, dtype, weak_type)
+    id: int  # `_aval_id(key)`
+    part: tuple[str, int]  # the input's entry in a tape's structure key
+
+
+_by_aval: dict[int, _Interned] = {}
+_BY_AVAL_MAX = 1024
+
+
+def _interned(aval: Any) -> _Interned:
+    """How a tape keys an input of abstract value `aval`, remembered by the object (a
+    Variable's abstract value is one object from step to step), not rebuilt per call.
+
+    >>> from jax.core import ShapedArray
+    >>> import numpy as np
+    >>> a = ShapedArray((2,), np.float32)
+    >>> _interned(a) is _interned(a), _interned(a).key
+    (True, ((2,), dtype('float32'), False))
+    """
+    found = _by_aval.get(id(aval))
+    if found is not None and found.aval is aval:
+        return found
+    key = _aval_key(aval)
+    number = _aval_id(key)
+    found = _Interned(aval, key, number, ("p", number))
+    if len(_by_aval) >= _BY_AVAL_MAX:
+        _by_aval.clear()
+    _by_aval[id(aval)] = found
+    return found
+
+
 _part_ids = itertools.count()  # never reused: a cleared table cannot alias a cached plan
 _PLAIN = frozenset({type(None), bool, int, float, str})  # static arguments kept as given
 _LEAF = jax.tree.structure(0)
@@ -320,15 +355,13 @@ class Tape:
         self,
         primal_avals: Sequence[Any],
         fetch: Callable[[], list[Any]],
-        primal_keys: Sequence[tuple[Any, ...]] | None = None,
         peek: Callable[[], list[Any]] | None = None,
     ):
         self.avals: list[Any] = list(primal_avals)
         self.n_primals = len(self.avals)
-        if primal_keys is None:
-            primal_keys = [_aval_key(a) for a in self.avals]
-        self.keys: list[int] = [_aval_id(k) for k in primal_keys]  # per slot
-        self.parts: list[Any] = [("p", k) for k in self.keys]
+        self.inputs = [_interned(a) for a in self.avals]
+        self.keys: list[int] = [i.id for i in self.inputs]  # per slot
+        self.parts: list[Any] = [i.part for i in self.inputs]
         self._by_id: dict[int, int] = {}  # id of a constant array -> its slot
         self.const_slots: list[int] = []
         self.const_values: list[Any] = []
@@ -859,10 +892,9 @@ def _run(
 ) -> Any:
     Tensor = _Tensor[0]
     avals = [p if isinstance(p, ShapedArray) else jax.typeof(p) for p in primals]
-    keys = [_aval_key(a) for a in avals]
-    tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)), keys, peek)
+    tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)), peek)
     tape.source = source
-    lazies: list[Any] = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
+    lazies: list[Any] = [Lazy(tape, i, *x.key) for i, x in enumerate(tape.inputs)]
     inputs = lazies
     token, calling = _active.set(tape), _calling.set(tape)
     arguments: list[Any] = []

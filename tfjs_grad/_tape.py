@@ -254,6 +254,19 @@ _LEAF = jax.tree.structure(0)
 _NONE_TREE = jax.tree.structure(None)
 _Tensor: list[Any] = []  # tfjs_grad._tensor.Tensor, set at its import (it imports this)
 _TENSOR_TREE: list[Any] = []
+_Program: list[Any] = []  # tfjs_grad._trace.Program, once a tape first makes one
+
+
+def _program_type() -> Any:
+    """`_trace.Program` (imported once: `_trace` imports this module; an import statement
+    in a function costs about a microsecond on every call)."""
+    if not _Program:
+        from ._trace import Program
+
+        _Program.append(Program)
+    return _Program[0]
+
+
 _floats: dict[Any, Any] = {}  # Python float constants as arrays (weakly typed float32)
 _FLOATS_MAX = 1024
 
@@ -522,7 +535,8 @@ class Tape:
                 else:
                     return self._record_general(fn, values, tensor_params)
             elif type(value) in _PLAIN:
-                wiring.append((name, _freeze(value)))
+                kind = type(value)  # (a float's sign is part of its key: 0.0 == -0.0)
+                wiring.append((name, _freeze(value) if kind is float else (kind, value)))
             else:
                 return self._record_general(fn, values, tensor_params)
         if not depends and constants is None:
@@ -720,8 +734,6 @@ class Tape:
         self, outputs: Sequence[Any], write_uids: tuple[int, ...], created: Any, source: Any
     ) -> Any:
         """The `_trace.Program` computing `outputs` (y, then the written values)."""
-        from ._trace import Program
-
         out_slots = tuple(
             o.slot if type(o) is Lazy and o.tape is self else self.constant(o) for o in outputs
         )
@@ -732,7 +744,7 @@ class Tape:
             if len(_plans) > _PLANS_MAX:
                 _plans.clear()
             _plans[key] = plan
-        return Program(
+        return _program_type()(
             jaxpr=plan.jaxpr,
             consts=[*plan.baked, *self.const_values],
             y_aval=plan.y_aval,

@@ -213,12 +213,60 @@ def _aval_id(key: tuple[Any, ...]) -> int:
     return found
 
 
+class _Interned(NamedTuple):
+    """An input's abstract value as a tape keys it."""
+
+    aval: Any  # the object, held so that its id is not reused while it is remembered
+    key: tuple[Any, ...]  # (shape, dtype, weak_type)
+    id: int  # `_aval_id(key)`
+    part: tuple[str, int]  # the input's entry in a tape's structure key
+
+
+_by_aval: dict[int, _Interned] = {}
+_BY_AVAL_MAX = 1024
+
+
+def _interned(aval: Any) -> _Interned:
+    """How a tape keys an input of abstract value `aval`, remembered by the object (a
+    Variable's abstract value is one object from step to step), not rebuilt per call.
+
+    >>> from jax.core import ShapedArray
+    >>> import numpy as np
+    >>> a = ShapedArray((2,), np.float32)
+    >>> _interned(a) is _interned(a), _interned(a).key
+    (True, ((2,), dtype('float32'), False))
+    """
+    found = _by_aval.get(id(aval))
+    if found is not None and found.aval is aval:
+        return found
+    key = _aval_key(aval)
+    number = _aval_id(key)
+    found = _Interned(aval, key, number, ("p", number))
+    if len(_by_aval) >= _BY_AVAL_MAX:
+        _by_aval.clear()
+    _by_aval[id(aval)] = found
+    return found
+
+
 _part_ids = itertools.count()  # never reused: a cleared table cannot alias a cached plan
 _PLAIN = frozenset({type(None), bool, int, float, str})  # static arguments kept as given
 _LEAF = jax.tree.structure(0)
 _NONE_TREE = jax.tree.structure(None)
 _Tensor: list[Any] = []  # tfjs_grad._tensor.Tensor, set at its import (it imports this)
 _TENSOR_TREE: list[Any] = []
+_Program: list[Any] = []  # tfjs_grad._trace.Program, once a tape first makes one
+
+
+def _program_type() -> Any:
+    """`_trace.Program` (imported once: `_trace` imports this module; an import statement
+    in a function costs about a microsecond on every call)."""
+    if not _Program:
+        from ._trace import Program
+
+        _Program.append(Program)
+    return _Program[0]
+
+
 _floats: dict[Any, Any] = {}  # Python float constants as arrays (weakly typed float32)
 _FLOATS_MAX = 1024
 
@@ -320,15 +368,13 @@ class Tape:
         self,
         primal_avals: Sequence[Any],
         fetch: Callable[[], list[Any]],
-        primal_keys: Sequence[tuple[Any, ...]] | None = None,
         peek: Callable[[], list[Any]] | None = None,
     ):
         self.avals: list[Any] = list(primal_avals)
         self.n_primals = len(self.avals)
-        if primal_keys is None:
-            primal_keys = [_aval_key(a) for a in self.avals]
-        self.keys: list[int] = [_aval_id(k) for k in primal_keys]  # per slot
-        self.parts: list[Any] = [("p", k) for k in self.keys]
+        self.inputs = [_interned(a) for a in self.avals]
+        self.keys: list[int] = [i.id for i in self.inputs]  # per slot
+        self.parts: list[Any] = [i.part for i in self.inputs]
         self._by_id: dict[int, int] = {}  # id of a constant array -> its slot
         self.const_slots: list[int] = []
         self.const_values: list[Any] = []
@@ -489,7 +535,8 @@ class Tape:
                 else:
                     return self._record_general(fn, values, tensor_params)
             elif type(value) in _PLAIN:
-                wiring.append((name, _freeze(value)))
+                kind = type(value)  # (a float's sign is part of its key: 0.0 == -0.0)
+                wiring.append((name, _freeze(value) if kind is float else (kind, value)))
             else:
                 return self._record_general(fn, values, tensor_params)
         if not depends and constants is None:
@@ -687,8 +734,6 @@ class Tape:
         self, outputs: Sequence[Any], write_uids: tuple[int, ...], created: Any, source: Any
     ) -> Any:
         """The `_trace.Program` computing `outputs` (y, then the written values)."""
-        from ._trace import Program
-
         out_slots = tuple(
             o.slot if type(o) is Lazy and o.tape is self else self.constant(o) for o in outputs
         )
@@ -699,7 +744,7 @@ class Tape:
             if len(_plans) > _PLANS_MAX:
                 _plans.clear()
             _plans[key] = plan
-        return Program(
+        return _program_type()(
             jaxpr=plan.jaxpr,
             consts=[*plan.baked, *self.const_values],
             y_aval=plan.y_aval,
@@ -859,10 +904,9 @@ def _run(
 ) -> Any:
     Tensor = _Tensor[0]
     avals = [p if isinstance(p, ShapedArray) else jax.typeof(p) for p in primals]
-    keys = [_aval_key(a) for a in avals]
-    tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)), keys, peek)
+    tape = Tape(avals, fetch if fetch is not None else (lambda: list(primals)), peek)
     tape.source = source
-    lazies: list[Any] = [Lazy(tape, i, *k) for i, k in enumerate(keys)]
+    lazies: list[Any] = [Lazy(tape, i, *x.key) for i, x in enumerate(tape.inputs)]
     inputs = lazies
     token, calling = _active.set(tape), _calling.set(tape)
     arguments: list[Any] = []

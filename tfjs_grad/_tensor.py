@@ -381,6 +381,8 @@ class Tensor:
     if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt method is flagged
 
         def __getattr__(self, name: str) -> Any:
+            if name[:1] == "_":  # a protocol probe (`x @ t` asks t for __jax_array__)
+                raise AttributeError(f"'tf.Tensor' object has no attribute '{name}'")
             from .tensor_methods import missing_attribute
 
             raise missing_attribute(name)

@@ -45,6 +45,39 @@ def tracing() -> bool:
     return not _trace_state_clean()
 
 
+def _private_staging_caches() -> Any:
+    try:
+        from jax._src.util import _caches  # cache -> what it caches, for clear_caches
+    except ImportError:  # pragma: no cover - exercised by the fallback test
+        return None
+    return _caches
+
+
+_staging_caches = _private_staging_caches()
+_KEPT_STAGING_CACHES = ("xla_primitive_callable",)  # ops run one by one: executables
+
+
+def drop_staging_caches() -> None:
+    """Empty JAX's Python-side tracing and lowering caches (jaxprs, lowered modules, kept
+    per jitted function and shape), keeping every compiled executable: a jitted function
+    still runs from its own cache, and ops run one by one keep theirs. JAX keeps these
+    caches while the programs they were made for live, and some past them (by count), so
+    an eager loop compiling a program per new shape held about 1.5 MB per program here on
+    top of its executable. Does nothing on a JAX without them.
+
+    >>> import jax
+    >>> f = jax.jit(lambda x: x * 2)
+    >>> drop_staging_caches()
+    >>> int(f(3))
+    6
+    """
+    if _staging_caches is None:
+        return
+    for cache, what in list(_staging_caches.items()):
+        if not any(name in what for name in _KEPT_STAGING_CACHES):
+            cache.cache_clear()
+
+
 def _private_trace_context() -> Any:
     try:
         from jax._src.core import trace_ctx

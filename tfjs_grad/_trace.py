@@ -29,7 +29,7 @@ import jax.numpy as jnp
 from jax.core import ShapedArray, Tracer, eval_jaxpr
 
 from . import _store, _tape
-from ._jax_internals import trace_to_jaxpr
+from ._jax_internals import drop_staging_caches, trace_to_jaxpr
 from ._jaxpr import (
     has_callbacks,
     has_user_rules,
@@ -206,7 +206,8 @@ def _trim_to_budget() -> None:
         _compiled.popitem(last=False)
         stats["evictions"] += 1
         evicted = True
-    if evicted:
+    if evicted:  # what JAX kept to trace and lower the evicted programs goes with them
+        drop_staging_caches()
         _release_freed_memory()
 
 

@@ -23,6 +23,7 @@ import _fit  # noqa: E402
 import _harness  # noqa: E402
 import _mlp  # noqa: E402
 import _polynomial  # noqa: E402
+import _recompile  # noqa: E402
 import train_step  # noqa: E402
 
 _has_node = train_step.node_missing() is None
@@ -372,9 +373,10 @@ def test_report_shows_first_result_and_compiles_per_new_length():
             "steps": 50,
             "ms_per_step": 30.0,
             "rss_growth_mb": 4.0,
-            "compiles": 58,
+            "compiles": 60,
             "compile_s": 9.0,
             "new_values": 40,
+            "recompiles": 2,
             "compiles_per_new_value": 1.45,
         },
         {
@@ -386,6 +388,7 @@ def test_report_shows_first_result_and_compiles_per_new_length():
             "compiles": 0,
             "compile_s": 0.0,
             "new_values": 0,
+            "recompiles": 0,
         },
     ]
     train_step.evaluate_targets(run)
@@ -400,16 +403,40 @@ def test_report_shows_first_result_and_compiles_per_new_length():
     assert (
         "| lstm-text-generation: first epoch ≤ 1× tfjs's first epoch | — | not measured |" in text
     )
-    assert "| shapes, varying | 50 | 30.0 | 58 | 40 | 1.45 | +4 |" in text
+    assert "| shapes, varying | 50 | 30.0 | 60 | 40 | 1.45 | 2 | +4 |" in text
     assert (
-        "| varying shapes: 1.0 XLA compile per new batch length | 1.45 (58 compiles, "
-        "40 new lengths) | **not met** |" in text
+        "| varying shapes: 1.0 XLA compile per new batch length (evicted ones counted apart) "
+        "| 1.45 (60 compiles, 40 new lengths, 2 of evicted lengths) | **not met** |" in text
     )
     assert (
         "| varying shapes: memory bounded by the compile cache's budget (256 MB) | +4 MB over "
         "50 steps (fixed: +0 MB) | met |" in text
     )
     assert "| varying shapes: time per step ÷ the fixed loop's (each new length compiles) |" in text
+
+
+@pytest.mark.parametrize("cache_size", [3, 1000])
+def test_varying_loop_counts_lengths_compiled_again_after_an_eviction_apart(
+    monkeypatch, cache_size
+):
+    from tfjs_grad import _trace
+
+    monkeypatch.setattr(_trace, "CACHE_SIZE", cache_size)  # 3: each new length evicts
+    runners, _ = _recompile.runners("shapes", "varying")
+    runner = runners["varying"]
+    runner.sync(runner.run(1))  # the warm-up step the bench takes first
+    start = runner.report()
+    runner.sync(runner.run(40))  # 40 lengths drawn in [10, 200]: some come again
+    end = runner.report()
+    compiles = end["compiles"] - start["compiles"]
+    recompiles = end["recompiles"] - start["recompiles"]
+    new_lengths = end["distinct"] - start["distinct"]
+    assert 20 < new_lengths < 40
+    assert compiles - recompiles == new_lengths  # one compile per length first seen
+    if cache_size == 3:
+        assert recompiles > 0  # a length seen again after its program was evicted
+    else:
+        assert recompiles == 0
 
 
 def test_the_reported_cache_budget_is_the_eager_caches():

@@ -1,0 +1,140 @@
+"""The eager tape evaluates an op's shapes once per signature, not once per position.
+
+Issue #36: a signature is the op, its static arguments and its inputs' shapes and dtypes;
+where in f the op is called (which slots it reads) is the wiring, kept per node. A long
+f, or a varying-length loop whose every new length is a new structure, evaluates each
+signature's shapes once; the compiled program still depends on the wiring.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tfjs_grad as tf
+
+
+@pytest.fixture
+def shape_evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times `jax.eval_shape` runs (the tape's per-signature cost) while a test
+    runs."""
+    count = [0]
+    real = jax.eval_shape
+
+    def counting(*args, **kwargs):
+        count[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jax, "eval_shape", counting)
+    return count
+
+
+class _Stop(Exception):
+    """Ends f after recording (no program is compiled for the 5000-op tape)."""
+
+
+def test_5000_ops_of_one_signature_evaluate_its_shapes_once(shape_evaluations):
+    w = tf.variable(tf.ones([3, 7, 2]))
+    recorded = []
+
+    def long_f(lead: int):
+        def f():
+            x = w
+            for _ in range(lead):  # a new structure: every op at a new position
+                x = x.add(x)
+            for _ in range(5000):
+                x = x.mul(2.5)
+            recorded.append(list(x.shape))
+            raise _Stop
+
+        return f
+
+    with pytest.raises(_Stop):
+        tf.variableGrads(long_f(0))
+    assert shape_evaluations[0] <= 1  # (none if an earlier test recorded this signature)
+    with pytest.raises(_Stop):
+        tf.variableGrads(long_f(0))
+    assert shape_evaluations[0] <= 1  # more than 4096 positions: nothing evaluated again
+    with pytest.raises(_Stop):
+        tf.variableGrads(long_f(3))
+    assert shape_evaluations[0] <= 2  # the add; no mul again, at any position
+    assert recorded == [[3, 7, 2]] * 3
+
+
+def test_a_varying_length_loop_evaluates_each_signature_once_and_matches_tfjs_math(
+    shape_evaluations,
+):
+    w = tf.variable(tf.tensor2d([[0.5, -0.25], [0.125, 1.0]]), True, "w_loop")
+    xs = np.array([[1.0, 2.0], [-1.0, 0.5], [0.25, -2.0], [3.0, 1.0], [0.0, 1.0]], np.float32)
+
+    def loss_for(n: int):
+        def loss():
+            h = tf.tensor2d(xs[:1])
+            for t in range(n):  # as an RNN over a sequence of length n
+                h = tf.tanh(h.matMul(w).add(tf.tensor2d(xs[t : t + 1])))
+            return h.square().sum()
+
+        return loss
+
+    def reference(w_value, n):
+        h = jnp.asarray(xs[:1])
+        for t in range(n):
+            h = jnp.tanh(h @ w_value + xs[t : t + 1])
+        return jnp.sum(h**2)
+
+    after_first = None
+    for n in (2, 3, 5, 3):
+        grads = tf.variableGrads(loss_for(n)).grads["w_loop"]
+        expected = jax.grad(reference)(jnp.asarray(w.arraySync()), n)
+        np.testing.assert_allclose(grads.arraySync(), expected, rtol=1e-5, atol=1e-6)
+        if after_first is None:
+            after_first = shape_evaluations[0]
+    assert shape_evaluations[0] == after_first  # new lengths: new positions, no new shapes
+
+
+def test_the_same_ops_wired_differently_are_different_programs():
+    # The same signatures in the same order; only which value feeds the second mul differs.
+    chained = [True]
+
+    def f(x):
+        a = x.mul(2)
+        b = a.mul(3) if chained[0] else x.mul(3)
+        return a.add(b).sum()
+
+    g = tf.grad(f)
+    x = tf.tensor1d([1.0, -1.0])
+    np.testing.assert_allclose(g(x).arraySync(), [8.0, 8.0])
+    chained[0] = False
+    np.testing.assert_allclose(g(x).arraySync(), [5.0, 5.0])
+    chained[0] = True
+    np.testing.assert_allclose(g(x).arraySync(), [8.0, 8.0])
+
+
+def test_jax_user_ops_on_tensors_at_new_positions_match_jax_grad(shape_evaluations):
+    # A JAX user's loss: jnp and jax.nn on Tensors inside f, after tf ops at positions
+    # that move with the lead count; f still runs once per call.
+    v = tf.variable(jnp.array([0.3, -0.7, 1.1], jnp.float32))
+    runs = []
+
+    def loss_for(lead: int):
+        def loss():
+            runs.append(lead)
+            h = v
+            for _ in range(lead):
+                h = h.mul(0.9)
+            return jnp.sum(jax.nn.softplus(h.mul(h)))
+
+        return loss
+
+    def reference(value, lead):
+        return jnp.sum(jax.nn.softplus((value * 0.9**lead) ** 2))
+
+    for lead in (1, 4, 2):
+        value = v.value
+        grads = list(tf.variableGrads(loss_for(lead)).grads.values())[0]
+        expected = jax.grad(reference)(value, lead)
+        np.testing.assert_allclose(np.asarray(grads), expected, rtol=1e-5, atol=1e-6)
+    assert runs == [1, 4, 2]
+    assert shape_evaluations[0] <= 2  # mul by 0.9 and h * h, whatever the lead

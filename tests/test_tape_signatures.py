@@ -8,12 +8,15 @@ signature's shapes once; the compiled program still depends on the wiring.
 
 from __future__ import annotations
 
+import gc
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import tfjs_grad as tf
+from tfjs_grad import _tape
 
 
 @pytest.fixture
@@ -138,3 +141,63 @@ def test_jax_user_ops_on_tensors_at_new_positions_match_jax_grad(shape_evaluatio
         np.testing.assert_allclose(np.asarray(grads), expected, rtol=1e-5, atol=1e-6)
     assert runs == [1, 4, 2]
     assert shape_evaluations[0] <= 2  # mul by 0.9 and h * h, whatever the lead
+
+
+def _cyclic_garbage_of(step) -> list[object]:
+    """The objects only Python's cyclic collector would free after `step()` (run with
+    automatic collection off)."""
+    step()  # warm: compiled programs and caches are not garbage
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        step()
+        gc.collect()
+        return list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if enabled:
+            gc.enable()
+
+
+def _held(garbage: list[object]) -> list[str]:
+    kinds = (_tape.Tape, _tape.Lazy, tf.Tensor, jax.Array)
+    return [type(o).__qualname__ for o in garbage if isinstance(o, kinds)]
+
+
+def test_an_eager_training_step_leaves_no_tape_or_array_for_the_cyclic_collector():
+    w = [tf.variable(tf.randomNormal([8, 16], 0, 0.3, "float32", 1)), tf.variable(tf.zeros([16]))]
+    v = [tf.variable(tf.randomNormal([16, 1], 0, 0.3, "float32", 2)), tf.variable(tf.zeros([1]))]
+    x, y = tf.randomNormal([4, 8], 0, 1, "float32", 3), tf.randomNormal([4, 1], 0, 1, "float32", 4)
+    optimizer = tf.train.adam(0.01)
+
+    def loss():
+        h = x.matMul(w[0]).add(w[1]).relu()
+        if h.mean().dataSync()[0] > 1e9:  # a value read inside f
+            return h.sum()
+        return tf.losses.meanSquaredError(y, h.matMul(v[0]).add(v[1]))
+
+    def grad_step():
+        tf.grad(lambda t: t.square().sum())(x).dispose()
+
+    assert _held(_cyclic_garbage_of(lambda: tf.tidy(lambda: optimizer.minimize(loss, True)))) == []
+    assert _held(_cyclic_garbage_of(grad_step)) == []
+
+
+def test_a_staged_step_jax_style_leaves_no_tape_or_array_for_the_cyclic_collector():
+    # jnp and jax.nn on Tensors inside f (and `v.value`) stage the tape on a JAX trace;
+    # the trace and its tracers let go of the tape when the call returns.
+    v = tf.variable(jnp.linspace(-1.0, 1.0, 6, dtype=jnp.float32).reshape(2, 3))
+    x = jnp.ones((4, 2), jnp.float32)
+
+    def loss():
+        return jnp.mean(jax.nn.gelu(tf.matMul(x, v)) ** 2) + jnp.sum(v.value) * 0.0
+
+    before = np.asarray(v.value)
+    garbage = _cyclic_garbage_of(lambda: tf.tidy(lambda: tf.variableGrads(loss)))
+    assert _held(garbage) == []
+    grads = list(tf.variableGrads(loss).grads.values())[0]
+    expected = jax.grad(lambda w: jnp.mean(jax.nn.gelu(x @ w) ** 2))(before)
+    np.testing.assert_allclose(np.asarray(grads), expected, rtol=1e-5, atol=1e-6)

@@ -414,6 +414,13 @@ class Tape:
         _active.set(None)  # ops now run on the tracers, as in any trace
         _store.rebind(self.traced)
 
+    def end_trace(self) -> None:
+        """Let go of the closed staging trace and its tracers once the call returned (the
+        trace refers back to the tape: kept, they would hold its arrays until Python's
+        cyclic garbage collector ran)."""
+        if self.staging is not None:
+            del self.staging, self.env
+
     def after_call(self, slot: int) -> Any:
         """A slot's value once the call returned: an input is the caller's array (a
         Variable's current value); anything f computed was disposed with the call, as
@@ -945,6 +952,7 @@ def _run(
         if tape.staging is not None:
             tape.release_traced(keep=False)
             tape.staging.abort()
+        tape.end_trace()
         raise
     finally:
         _active.reset(token)
@@ -952,13 +960,15 @@ def _run(
         if staged:  # f's arguments read, after the call, as on the tape: the caller's values
             for argument, lazy in zip(arguments, lazies):
                 _rebind_argument(argument, lazy)
+    staged = tape.staging is not None
     try:
         if tape.kept is not None:
             tape.settle()
     finally:
         tape.done = True
+        tape.end_trace()
     try:
-        if tape.staging is not None:
+        if staged:
             from ._trace import program_of
 
             return program_of(closed, tuple(effects.writes), effects.created, source)

@@ -201,3 +201,11 @@ def test_a_staged_step_jax_style_leaves_no_tape_or_array_for_the_cyclic_collecto
     grads = list(tf.variableGrads(loss).grads.values())[0]
     expected = jax.grad(lambda w: jnp.mean(jax.nn.gelu(x @ w) ** 2))(before)
     np.testing.assert_allclose(np.asarray(grads), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_random_ops_of_one_signature_draw_a_key_per_call_site():
+    # Two dropouts of one signature share its evaluated shapes, not their random keys.
+    x = tf.ones([4000])
+    grads = tf.grad(lambda t: tf.dropout(t, 0.5).add(tf.dropout(t, 0.5)).sum())(x)
+    values = set(np.unique(grads.dataSync()).tolist())
+    assert values == {0.0, 2.0, 4.0}  # 2: kept by exactly one of them

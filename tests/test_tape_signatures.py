@@ -9,6 +9,7 @@ signature's shapes once; the compiled program still depends on the wiring.
 from __future__ import annotations
 
 import gc
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -209,3 +210,18 @@ def test_random_ops_of_one_signature_draw_a_key_per_call_site():
     grads = tf.grad(lambda t: tf.dropout(t, 0.5).add(tf.dropout(t, 0.5)).sum())(x)
     values = set(np.unique(grads.dataSync()).tolist())
     assert values == {0.0, 2.0, 4.0}  # 2: kept by exactly one of them
+
+
+def test_a_cached_signature_keeps_no_tape_of_the_call_that_made_it():
+    # `tf.stack([loss, 3])`: a list argument holding a recorded value and a plain int;
+    # the signature cached for it outlives the call, the call's tape and arrays do not.
+    tapes = []
+
+    def f(t):
+        tapes.append(weakref.ref(_tape.active()))
+        return tf.stack([t.square().sum(), 3]).sum()
+
+    x = tf.tensor1d([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(tf.grad(f)(x).arraySync(), [2.0, -4.0, 1.0])
+    gc.collect()
+    assert tapes[0]() is None

@@ -309,7 +309,7 @@ def host_scalar(host: np.ndarray) -> Any:
     return array
 
 
-_signatures: dict[Any, _Signature] = {}
+_signatures: dict[Any, _Signature] = {}  # by op signature: its shapes, evaluated once
 _SIGNATURES_MAX = 4096
 
 
@@ -614,8 +614,8 @@ class Tape:
                 else:
                     wiring.append(slot)
                     marks.append(0)
-            if static_leaves:
-                statics[name] = leaves
+            if static_leaves:  # (its tensor leaves left out: the signature outlives them)
+                statics[name] = [leaf if m else None for leaf, m in zip(leaves, marks)]
                 frozen.append((name, tuple(static_leaves)))
             dynamic.append((name, tree, tuple(marks)))
         dynamic_t = tuple(dynamic)
@@ -830,9 +830,9 @@ def _depends(value: Any) -> bool:
 def _arguments(statics: dict[str, Any], dynamic: Any, leaves: Iterator[Any]) -> dict[str, Any]:
     """The keyword arguments of one op call, with the dynamic leaves taken from `leaves`."""
     kwargs = {k: v for k, v in statics.items()}
-    for name, tree, slots in dynamic:
+    for name, tree, marks in dynamic:
         given = statics.get(name, ())
-        filled = [next(leaves) if s >= 0 else given[i] for i, s in enumerate(slots)]
+        filled = [next(leaves) if s >= 0 else given[i] for i, s in enumerate(marks)]
         kwargs[name] = jax.tree.unflatten(tree, filled)
     return kwargs
 

@@ -179,23 +179,26 @@ class Lazy:
 
 
 class _Signature(NamedTuple):
-    """One op call's structure (cached by it: op, static arguments, slots read and their
-    abstract values) and what it makes."""
+    """One op call's signature (cached by it: op, static arguments, how its tensor
+    arguments nest, their abstract values; not which slots they are) and what it makes.
+    Its shapes are evaluated once per signature, wherever in f, and in whichever f, the
+    op is called."""
 
     fn: Callable[..., Any]
     statics: dict[str, Any]  # the call's other arguments, as given
-    dynamic: tuple[tuple[str, Any, tuple[int, ...]], ...]  # (param, treedef, slots)
+    dynamic: tuple[tuple[str, Any, tuple[int, ...]], ...]  # (param, treedef, marks)
     out_tree: Any
     out_avals: tuple[Any, ...]
     n_keys: int
     out_keys: tuple[tuple[Any, ...], ...]  # (shape, dtype, weak_type) of each output
     out_ids: tuple[int, ...]  # their interned ids
-    part: int  # the node's interned id in a tape's structure key
+    part: int  # the signature's interned id in a tape's structure key
     single: bool  # the result is one Tensor
 
 
 class _Node(NamedTuple):
     op: _Signature
+    slots: tuple[int, ...]  # the slots its tensor leaves read, in order (its wiring)
     first: int  # the slot of its first output (the others follow)
     keys: tuple[int, ...]  # const slots holding the random keys the op draws
 
@@ -306,7 +309,7 @@ def host_scalar(host: np.ndarray) -> Any:
     return array
 
 
-_signatures: dict[Any, _Signature] = {}
+_signatures: dict[Any, _Signature] = {}  # by op signature: its shapes, evaluated once
 _SIGNATURES_MAX = 4096
 
 
@@ -403,13 +406,20 @@ class Tape:
         env = dict(zip(self.const_slots, self.const_values))
         env.update(enumerate(staging.inputs))
         try:
-            self._replay(self.nodes, env)
+            _replay(self.nodes, env)
         except BaseException:
             staging.abort()
             raise
         self.env, self.staging = env, staging
         _active.set(None)  # ops now run on the tracers, as in any trace
         _store.rebind(self.traced)
+
+    def end_trace(self) -> None:
+        """Let go of the closed staging trace and its tracers once the call returned (the
+        trace refers back to the tape: kept, they would hold its arrays until Python's
+        cyclic garbage collector ran)."""
+        if self.staging is not None:
+            del self.staging, self.env
 
     def after_call(self, slot: int) -> Any:
         """A slot's value once the call returned: an input is the caller's array (a
@@ -509,7 +519,8 @@ class Tape:
         if self.staging is not None:  # f goes on, on JAX tracers: ops run
             return False, None
         wiring: list[Any] = []
-        constants: list[int] | None = None  # positions in wiring of constant tensors
+        slots: list[int] = []
+        constants: list[int] | None = None  # positions in slots of constant tensors
         depends = False
         tensor = _Tensor[0]
         keys = self.keys
@@ -523,15 +534,16 @@ class Tape:
                     if value.tape is not self:  # an earlier call's value: a constant now
                         return self._record_general(fn, values, tensor_params)
                     depends = True
-                    slot = value.slot
-                    wiring.append((name, slot, keys[slot]))
+                    slots.append(value.slot)
+                    wiring.append((name, keys[value.slot]))
                 elif value is None:
                     wiring.append((name, None))
                 elif kind is float or isinstance(value, jax.Array):
                     if constants is None:
                         constants = []
-                    constants.append(len(wiring))
-                    wiring.append((name, value))  # its slot once the op is recorded
+                    constants.append(len(slots))
+                    slots.append(len(wiring))  # its slot once the op is recorded
+                    wiring.append((name, value))
                 else:
                     return self._record_general(fn, values, tensor_params)
             elif type(value) in _PLAIN:
@@ -543,24 +555,25 @@ class Tape:
             return False, None
         if constants is not None:
             for i in constants:
-                name, value = wiring[i]
-                slot = self._constant_slot(value)
-                wiring[i] = (name, slot, keys[slot])
+                at = slots[i]
+                name, value = wiring[at]
+                slot = slots[i] = self._constant_slot(value)
+                wiring[at] = (name, keys[slot])
         key = (fn, tuple(wiring))
         signature = _signatures.get(key)
         if signature is None:
             statics = {n: v for n, v in values.items() if n not in tensor_params}
             dynamic = tuple(
-                (e[0], _NONE_TREE, ()) if e[1] is None else (e[0], _LEAF, (e[1],))
+                (e[0], _NONE_TREE, ()) if e[1] is None else (e[0], _LEAF, (0,))
                 for e in wiring
                 if e[0] in tensor_params
             )
             try:
-                signature = self._new_signature(key, fn, statics, dynamic)
+                signature = self._new_signature(key, fn, statics, dynamic, slots)
             except _Unrecordable as error:
                 self.stage(str(error))
                 return False, None
-        return True, self._add(signature)
+        return True, self._add(signature, tuple(slots))
 
     def _record_general(
         self, fn: Callable[..., Any], values: dict[str, Any], tensor_params: Any
@@ -582,13 +595,14 @@ class Tape:
         statics: dict[str, Any] = {}
         dynamic = []
         frozen = []
+        wiring: list[int] = []  # the slots of the tensor leaves, in order
         for name, value in values.items():
             if name not in tensor_params:
                 frozen.append((name, _freeze(value)))
                 statics[name] = _copied(value)  # the caller may change its list later
                 continue
             leaves, tree = jax.tree.flatten(value, is_leaf=_is_recorded_leaf)
-            slots, static_leaves = [], []
+            marks, static_leaves = [], []  # per leaf: 0 a tensor (in wiring), -1 static
             for i, leaf in enumerate(leaves):
                 if isinstance(leaf, _Tensor[0]):
                     leaf = leaf.__tfjs_value__()
@@ -596,51 +610,60 @@ class Tape:
                 slot = self._leaf_slot(leaf)
                 if slot is None:
                     static_leaves.append((i, _freeze(leaf)))
-                    slots.append(-1)
+                    marks.append(-1)
                 else:
-                    slots.append(slot)
-            if static_leaves:
-                statics[name] = leaves
+                    wiring.append(slot)
+                    marks.append(0)
+            if static_leaves:  # (its tensor leaves left out: the signature outlives them)
+                statics[name] = [leaf if m else None for leaf, m in zip(leaves, marks)]
                 frozen.append((name, tuple(static_leaves)))
-            dynamic.append((name, tree, tuple(slots)))
+            dynamic.append((name, tree, tuple(marks)))
         dynamic_t = tuple(dynamic)
-        in_keys = tuple(self.keys[s] for _, _, slots in dynamic_t for s in slots if s >= 0)
+        in_keys = tuple([self.keys[s] for s in wiring])
         key = (fn, tuple(frozen), dynamic_t, in_keys)
         signature = _signatures.get(key)
         if signature is None:
-            signature = self._new_signature(key, fn, statics, dynamic_t)
-        return True, self._add(signature)
+            signature = self._new_signature(key, fn, statics, dynamic_t, wiring)
+        return True, self._add(signature, tuple(wiring))
 
     def _new_signature(
-        self, key: Any, fn: Callable[..., Any], statics: dict[str, Any], dynamic: Any
+        self,
+        key: Any,
+        fn: Callable[..., Any],
+        statics: dict[str, Any],
+        dynamic: Any,
+        slots: Sequence[int],
     ) -> _Signature:
-        signature = self._signature(fn, statics, dynamic)
+        signature = self._signature(fn, statics, dynamic, [self.avals[s] for s in slots])
         if len(_signatures) > _SIGNATURES_MAX:
             _signatures.clear()
         _signatures[key] = signature
         return signature
 
-    def _add(self, signature: _Signature) -> Any:
-        """Append the node of one op call to the tape; its result, of lazy Tensors."""
+    def _add(self, signature: _Signature, slots: tuple[int, ...]) -> Any:
+        """Append the node of one op call, reading `slots`, to the tape; its result, of
+        lazy Tensors."""
         n_keys = signature.n_keys
         keys = tuple([self.constant(_unseeded_key()) for _ in range(n_keys)]) if n_keys else ()
         first = len(self.avals)
         self.avals.extend(signature.out_avals)
         self.keys.extend(signature.out_ids)
+        # the structure key: the signature, then the slots it reads (their number is the
+        # signature's), so two tapes of the same ops wired differently are two programs
         self.parts.append(signature.part)
-        self.nodes.append(_Node(signature, first, keys))
+        self.parts.extend(slots)
+        self.nodes.append(_Node(signature, slots, first, keys))
         if signature.single:
             shape, dtype, weak = signature.out_keys[0]
             return _Tensor[0](Lazy(self, first, shape, dtype, weak))
         lazies = [Lazy(self, first + i, *k) for i, k in enumerate(signature.out_keys)]
         return jax.tree.unflatten(signature.out_tree, lazies)
 
+    @staticmethod
     def _signature(
-        self, fn: Callable[..., Any], statics: dict[str, Any], dynamic: Any
+        fn: Callable[..., Any], statics: dict[str, Any], dynamic: Any, avals: list[Any]
     ) -> _Signature:
         from . import _rng
-
-        avals = [self.avals[s] for _, _, slots in dynamic for s in slots if s >= 0]
 
         def call(*leaves: Any) -> Any:
             with _rng.counting() as count:
@@ -682,18 +705,6 @@ class Tape:
         return _getitem(tensor, index)
 
     # -- programs ----------------------------------------------------------------------
-    def _replay(self, nodes: Sequence[_Node], env: dict[int, Any]) -> None:
-        from . import _rng
-
-        with paused():
-            for node in nodes:
-                op = node.op
-                it = iter(env[s] for _, _, slots in op.dynamic for s in slots if s >= 0)
-                with _rng.supplying([env[s] for s in node.keys]):
-                    out = op.fn(**_arguments(op.statics, op.dynamic, it))
-                for slot, leaf in enumerate(jax.tree.leaves(out), node.first):
-                    env[slot] = leaf
-
     def _inputs(self) -> list[Any]:
         if self._primal_values is None:
             with _store.detached():  # the Variables' own buffers, not f's bindings
@@ -716,7 +727,7 @@ class Tape:
             def forward(consts: list[Any], primals: list[Any]) -> Any:
                 env = dict(zip(const_slots, consts))
                 env.update(enumerate(primals[:n_primals]))
-                self._replay(nodes, env)
+                _replay(nodes, env)
                 return env[slot]
 
             run = jax.jit(forward)
@@ -761,7 +772,7 @@ class Tape:
         def replay(*args: Any) -> list[Any]:
             env = dict(zip(const_slots, args[:n_c]))
             env.update(enumerate(args[n_c:]))
-            self._replay(nodes, env)
+            _replay(nodes, env)
             return [env[s] for s in out_slots]
 
         avals = [_shaped(self.avals[s]) for s in const_slots]
@@ -781,6 +792,22 @@ class Tape:
             tuple(needed),
             jax.ShapeDtypeStruct(tuple(y.shape), y.dtype),
         )
+
+
+def _replay(nodes: Sequence[_Node], env: dict[int, Any]) -> None:
+    """Run the recorded ops `nodes` on the values in `env` (slot -> value), adding theirs.
+    (Not a method: the forward programs cached by structure must not hold a tape.)"""
+    from . import _rng
+
+    with paused():
+        for node in nodes:
+            op = node.op
+            with _rng.supplying([env[s] for s in node.keys]):
+                out = op.fn(
+                    **_arguments(op.statics, op.dynamic, iter([env[s] for s in node.slots]))
+                )
+            for slot, leaf in enumerate(jax.tree.leaves(out), node.first):
+                env[slot] = leaf
 
 
 def _is_recorded_leaf(x: Any) -> bool:
@@ -803,9 +830,9 @@ def _depends(value: Any) -> bool:
 def _arguments(statics: dict[str, Any], dynamic: Any, leaves: Iterator[Any]) -> dict[str, Any]:
     """The keyword arguments of one op call, with the dynamic leaves taken from `leaves`."""
     kwargs = {k: v for k, v in statics.items()}
-    for name, tree, slots in dynamic:
+    for name, tree, marks in dynamic:
         given = statics.get(name, ())
-        filled = [next(leaves) if s >= 0 else given[i] for i, s in enumerate(slots)]
+        filled = [next(leaves) if s >= 0 else given[i] for i, s in enumerate(marks)]
         kwargs[name] = jax.tree.unflatten(tree, filled)
     return kwargs
 
@@ -925,6 +952,7 @@ def _run(
         if tape.staging is not None:
             tape.release_traced(keep=False)
             tape.staging.abort()
+        tape.end_trace()
         raise
     finally:
         _active.reset(token)
@@ -932,13 +960,15 @@ def _run(
         if staged:  # f's arguments read, after the call, as on the tape: the caller's values
             for argument, lazy in zip(arguments, lazies):
                 _rebind_argument(argument, lazy)
+    staged = tape.staging is not None
     try:
         if tape.kept is not None:
             tape.settle()
     finally:
         tape.done = True
+        tape.end_trace()
     try:
-        if tape.staging is not None:
+        if staged:
             from ._trace import program_of
 
             return program_of(closed, tuple(effects.writes), effects.created, source)

@@ -238,9 +238,31 @@ def test_jax_library_code_gets_arrays_and_user_code_keeps_tensors():
 def test_a_jax_primitive_handed_a_tensor_says_to_pass_the_array():
     t = tf.tensor1d([1.0, 2.0])
     v = tf.variable(t, name="internals_lax_v")
-    for call in (lambda: jax.lax.add(t, t), lambda: jax.lax.exp(v),
-                 lambda: tf.grad(lambda x: jax.lax.sin(x).sum())(t)):
+    for call in (
+        lambda: jax.lax.add(t, t),
+        lambda: jax.lax.exp(v),
+        lambda: tf.grad(lambda x: jax.lax.sin(x).sum())(t),
+    ):
         with pytest.raises(ValueError, match=r"jnp\.asarray\(t\).*v\.value"):
             call()
     np.testing.assert_allclose(jax.lax.add(jnp.asarray(t), v.value), [2.0, 4.0])
     v.dispose()
+
+
+def test_finding_a_custom_rules_functions_leaves_no_cycle_for_the_collector():
+    import gc
+
+    @jax.custom_jvp
+    def clipped(x):
+        return jnp.clip(x, -1.0, 1.0)
+
+    clipped.defjvps(lambda t, ans, x: t * (jnp.abs(x) < 1))
+    params = jax.make_jaxpr(clipped)(0.5).eqns[0].params
+    gc.collect()
+    gc.disable()
+    try:
+        found = [_jax_internals.custom_rule_functions(params) for _ in range(5)]
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    assert all(f is not None and len(f) == len(found[0]) for f in found)

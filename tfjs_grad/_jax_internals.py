@@ -164,43 +164,45 @@ def custom_rule_functions(params: dict[str, Any]) -> list[Callable[..., Any]] | 
     rules in a closure of JAX's). None when the parameters hold no rule we recognise.
     """
     found: dict[int, Callable[..., Any]] = {}
-
-    def visit(obj: Any, depth: int) -> None:
-        if depth > 6 or id(obj) in found:
-            return
-        inner = getattr(obj, "f", None)  # a WrappedFun
-        if inner is not None and type(obj).__name__ == "WrappedFun":
-            visit(inner, depth + 1)
-            return
-        if isinstance(obj, (tuple, list)):
-            for item in obj:
-                visit(item, depth + 1)
-            return
-        func = getattr(obj, "func", None)  # functools.partial
-        if func is not None and callable(func):
-            visit(func, depth + 1)
-            visit(getattr(obj, "args", ()), depth + 1)
-            return
-        code = getattr(obj, "__code__", None)
-        if code is None:
-            return
-        found[id(obj)] = obj
-        for cell in getattr(obj, "__closure__", None) or ():
-            try:
-                content = cell.cell_contents
-            except ValueError:  # an empty cell
-                continue
-            if (
-                callable(content)
-                or isinstance(content, (tuple, list))
-                or type(content).__name__ == "WrappedFun"
-            ):
-                visit(content, depth + 1)
-
     for name in RULE_PARAMS:
         if name in params:
-            visit(params[name], 0)
+            _collect_functions(params[name], 0, found)
     return list(found.values()) or None
+
+
+def _collect_functions(obj: Any, depth: int, found: dict[int, Callable[..., Any]]) -> None:
+    """Add to `found` the functions in `obj` (see `custom_rule_functions`); a module
+    function, so that no closure refers to itself per call."""
+    if depth > 6 or id(obj) in found:
+        return
+    inner = getattr(obj, "f", None)  # a WrappedFun
+    if inner is not None and type(obj).__name__ == "WrappedFun":
+        _collect_functions(inner, depth + 1, found)
+        return
+    if isinstance(obj, (tuple, list)):
+        for item in obj:
+            _collect_functions(item, depth + 1, found)
+        return
+    func = getattr(obj, "func", None)  # functools.partial
+    if func is not None and callable(func):
+        _collect_functions(func, depth + 1, found)
+        _collect_functions(getattr(obj, "args", ()), depth + 1, found)
+        return
+    code = getattr(obj, "__code__", None)
+    if code is None:
+        return
+    found[id(obj)] = obj
+    for cell in getattr(obj, "__closure__", None) or ():
+        try:
+            content = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if (
+            callable(content)
+            or isinstance(content, (tuple, list))
+            or type(content).__name__ == "WrappedFun"
+        ):
+            _collect_functions(content, depth + 1, found)
 
 
 def _private_staging() -> Callable[[], bool] | None:

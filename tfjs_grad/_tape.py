@@ -960,7 +960,7 @@ def _run(
         if staged:  # f's arguments read, after the call, as on the tape: the caller's values
             for argument, lazy in zip(arguments, lazies):
                 _rebind_argument(argument, lazy)
-    staged = tape.staging is not None
+    went_on_a_trace = tape.staging is not None  # (end_trace below lets go of it)
     try:
         if tape.kept is not None:
             tape.settle()
@@ -968,7 +968,7 @@ def _run(
         tape.done = True
         tape.end_trace()
     try:
-        if staged:
+        if went_on_a_trace:
             from ._trace import program_of
 
             return program_of(closed, tuple(effects.writes), effects.created, source)

@@ -305,11 +305,32 @@ def run_hook(callbacks: list[Callback], name: str, *args: Any) -> None:
         _settle(getattr(cb, name)(*args))
 
 
+class PendingNumber:
+    """A logged number whose device computation may still be running: `fit` logs these
+    when only its `History` reads the epoch logs, so an epoch need not wait for the
+    device before the next is dispatched (tfjs's `fit` is asynchronous too).
+    `float(p)` waits for it; `History.history` hands out floats only.
+
+    >>> from tfjs_grad.callbacks import PendingNumber
+    >>> float(PendingNumber(lambda: 0.25))
+    0.25
+    """
+
+    __slots__ = ("_settle",)
+
+    def __init__(self, settle: Any):
+        self._settle = settle
+
+    def __float__(self) -> float:
+        return float(self._settle())
+
+
 class History(Callback):
     """What `fit` returns: `epoch` (list of epoch numbers) and `history` (key -> values).
 
     Awaitable, as tfjs's `fit` returns a Promise: `history = await model.fit(...)` inside a
-    coroutine gives this same object.
+    coroutine gives this same object. Values logged as `PendingNumber`s are waited for and
+    made floats when `history` is first read after them.
 
     >>> import tfjs_grad as tf
     >>> h = tf.callbacks.History()
@@ -321,7 +342,23 @@ class History(Callback):
     def __init__(self) -> None:
         super().__init__()
         self.epoch: list[int] = []
-        self.history: Logs = Logs()
+        self._logged = Logs()
+        self._pending = False  # some value in _logged is a PendingNumber
+        self._settling = threading.Lock()
+
+    @property
+    def history(self) -> Logs:
+        """Key -> the value logged at each epoch (floats: pending ones are waited for)."""
+        if self._pending:
+            with self._settling:  # another thread may be reading it too
+                for values in self._logged.values():
+                    values[:] = [float(v) if type(v) is PendingNumber else v for v in values]
+                self._pending = False
+        return self._logged
+
+    @history.setter
+    def history(self, value: Logs) -> None:
+        self._logged, self._pending = value, False
 
     def onTrainBegin(self, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
         self.epoch = []
@@ -330,7 +367,9 @@ class History(Callback):
     def onEpochEnd(self, epoch: int, logs: dict[str, Any] | None = None) -> None:  # noqa: N802
         self.epoch.append(epoch)
         for key, value in (logs or {}).items():
-            self.history.setdefault(key, []).append(value)
+            self._logged.setdefault(key, []).append(value)
+            if type(value) is PendingNumber:
+                self._pending = True
 
     def __await__(self):
         if False:  # pragma: no cover (makes this a generator: `await` returns at once)

@@ -859,6 +859,9 @@ class Trainable:
         most = 1 if per_batch else progress.chunk()
         batches, chunks = _batch_plan(n, batch_size, self._pads_batches(compiled), most)
         progressed = progress.tqdm is not None
+        # Only History reads the epoch logs: they stay on the device until it is read, and
+        # the next epoch (or the next fit call) is dispatched without waiting for this one.
+        unread = not user_callbacks and verbose == 0
         _callbacks.run_hook(callbacks, "onTrainBegin", _callbacks.Logs())
         self.stopTraining = False
         # shuffled in place each epoch, as tfjs's indexArray
@@ -904,10 +907,12 @@ class Trainable:
                     if self.stopTraining:
                         break
                 for key, total in zip(labels, totals):
-                    epoch_logs[key] = _float32_scaled(unwrap(total), seen)
+                    mean = functools.partial(_float32_scaled, unwrap(total), seen)
+                    epoch_logs[key] = _callbacks.PendingNumber(mean) if unread else mean()
                 for key, value in list(epoch_logs.items()):
                     if key.startswith("val_"):
-                        epoch_logs[key] = float(value)
+                        number = functools.partial(float, value)
+                        epoch_logs[key] = _callbacks.PendingNumber(number) if unread else number()
                 progress.end(epoch_logs)
                 _callbacks.run_hook(callbacks, "onEpochEnd", epoch, epoch_logs)
                 if self.stopTraining:

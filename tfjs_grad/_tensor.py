@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import operator
 import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
@@ -692,24 +693,36 @@ def _is_array(x: Any) -> bool:
     return isinstance(x, (jax.Array, Tracer))
 
 
+_LEAF_TYPES: set[type] = set()  # exact types seen to be Tensors, arrays or tracers
+
+
 def map_leaves(fn: Callable[[Any], Any], tree: Any) -> Any:
     """`tree` rebuilt with `fn` applied to each Tensor and array in it, through lists,
     tuples, NamedTuples and dicts (keeping their key order, which `jax.tree.map` sorts);
     any other object is left as it is. Unchanged containers come back as themselves."""
+    kind = type(tree)
+    if kind in _LEAF_TYPES:  # (set lookups first: `jax.Array`'s isinstance is slow)
+        return fn(tree)
+    if kind is list or kind is tuple:
+        items = [map_leaves(fn, v) for v in tree]
+        if all(map(operator.is_, items, tree)):
+            return tree
+        return items if kind is list else tuple(items)
     if isinstance(tree, (Tensor, jax.Array, Tracer)):
+        _LEAF_TYPES.add(kind)
         return fn(tree)
     if isinstance(tree, dict):
         items = {k: map_leaves(fn, v) for k, v in tree.items()}
         if all(items[k] is v for k, v in tree.items()):
             return tree
-        return items if type(tree) is dict else type(tree)(items)
+        return items if kind is dict else kind(items)
     if isinstance(tree, (list, tuple)):
         items = [map_leaves(fn, v) for v in tree]
-        if all(a is b for a, b in zip(items, tree)):
+        if all(map(operator.is_, items, tree)):
             return tree
         if isinstance(tree, list):
             return items
-        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+        return kind(*items) if hasattr(tree, "_fields") else kind(items)
     return tree
 
 

@@ -86,6 +86,7 @@ _FIT_KEYS = {
 _EVALUATE_KEYS = {"batchSize", "verbose", "sampleWeight", "steps"}
 
 
+@functools.lru_cache(maxsize=256)
 def _camel(key: str) -> str:
     head, *rest = key.split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
@@ -216,11 +217,8 @@ def _float32_scaled(total: Any, count: int) -> float:
 
 
 def _zeros(count: int) -> list[Any]:
-    """Fresh epoch totals, as Tensors like the sums the steps return: the first step then
-    has the signature of the later ones (one trace, not two). Steps never donate them, so
-    every call shares one zero on the device."""
-    zero = _zero()
-    return [wrap(zero) for _ in range(count)]
+    """Fresh epoch totals: one zero on the device, shared (steps never donate them)."""
+    return [_zero()] * count
 
 
 @functools.cache

@@ -176,3 +176,12 @@ def test_pending_number_is_a_number_once_asked():
     history.onTrainBegin()
     history.onEpochEnd(0, {"loss": pending, "acc": 1.0})
     assert history.history == {"loss": [0.5], "acc": [1.0]}
+
+
+def test_a_history_copies_and_its_copy_reads_the_same_floats():
+    import copy
+
+    history = _model().fit(X, Y, {**ARGS, "epochs": 2})
+    twin = copy.deepcopy(history)
+    assert twin.history["loss"] == history.history["loss"]
+    assert all(type(v) is float for v in twin.history["loss"])

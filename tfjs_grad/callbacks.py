@@ -305,6 +305,9 @@ def run_hook(callbacks: list[Callback], name: str, *args: Any) -> None:
         _settle(getattr(cb, name)(*args))
 
 
+_SETTLING = threading.Lock()  # one History's pending numbers are made floats at a time
+
+
 class PendingNumber:
     """A logged number whose device computation may still be running: `fit` logs these
     when only its `History` reads the epoch logs, so an epoch need not wait for the
@@ -344,13 +347,12 @@ class History(Callback):
         self.epoch: list[int] = []
         self._logged = Logs()
         self._pending = False  # some value in _logged is a PendingNumber
-        self._settling = threading.Lock()
 
     @property
     def history(self) -> Logs:
         """Key -> the value logged at each epoch (floats: pending ones are waited for)."""
         if self._pending:
-            with self._settling:  # another thread may be reading it too
+            with _SETTLING:  # another thread may be reading it too
                 for values in self._logged.values():
                     values[:] = [float(v) if type(v) is PendingNumber else v for v in values]
                 self._pending = False

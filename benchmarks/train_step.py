@@ -98,7 +98,7 @@ class Config:
     recompile_steps: int = 500
     recompile_block: int = 5
     recompile_budget_s: float = 30.0
-    fit_rounds: int = 8
+    fit_rounds: int = 16  # blocks of one epoch (a few ms): more rounds, a steadier median
     fit_check_epochs: int = 3
     first_result_repeats: int = 2
 

@@ -56,7 +56,7 @@ def test_tfjs_user_gets_tensors_on_every_call():
     for _ in range(4):  # the first call traces; the later ones take the fast path
         loss_expected = float(np.sum((expected_w * [0.5, -1.0]) ** 2))
         out = step(x)
-        assert type(out) is dict and sorted(out) == ["loss", "pair", "parts"]
+        assert type(out) is dict and list(out) == ["loss", "parts", "pair"]  # its order
         assert isinstance(out["pair"], Pair)
         leaves = [out["loss"], *out["parts"], *out["pair"]]
         assert all(type(t) is tf.Tensor for t in leaves)
@@ -134,3 +134,45 @@ def test_debug_nans_rerun_still_returns_tensors():
     with jax.debug_nans(True):
         out = step(tf.tensor([2.0, 3.0]))
     assert type(out) is tf.Tensor and float(out.arraySync()) == 8.0
+
+
+def test_result_dicts_keep_the_order_the_step_built_them_in_as_eager_code_does():
+    """JAX hands dicts back with sorted keys; a step's caller sees the step's own order
+    (a JS object's, and eager code's), nested too, on traced and fast calls alike."""
+    w = tf.variable(tf.scalar(1.0))
+    optimizer = tf.train.adam(0.1)
+
+    def body(x):
+        loss = optimizer.minimize(lambda: w.mul(x).sub(3).square(), True)
+        return {"val_loss": loss, "loss": loss, "metrics": {"mse": loss, "acc": x, "b": x}}
+
+    eager = body(tf.scalar(2.0))
+    step = tf.jit(body)
+    for _ in range(3):
+        out = step(tf.scalar(2.0))
+        assert list(out) == list(eager) == ["val_loss", "loss", "metrics"]
+        assert list(out["metrics"]) == list(eager["metrics"]) == ["mse", "acc", "b"]
+    assert step.trace_count == 1
+    w.dispose()
+
+
+def test_a_jax_users_dict_and_jit_loop_results_keep_their_order():
+    params = {"w": jnp.ones(3), "b": jnp.zeros(())}
+    tx = optax.sgd(0.1)
+    state = {"params": params, "opt": tx.init(params)}
+
+    @tf.jit
+    def step(x):
+        def loss_fn(p):
+            return jnp.mean((x @ p["w"] + p["b"]) ** 2)
+
+        loss, grads = jax.value_and_grad(loss_fn)(state["params"])
+        return {"zeta": loss, "alpha": jax.tree.map(jnp.linalg.norm, grads)}
+
+    out = step(jnp.ones((2, 3)))
+    assert list(out) == ["zeta", "alpha"]
+    assert list(out["alpha"]) == ["b", "w"]  # grads of a dict: JAX made it sorted, as eagerly
+    np.testing.assert_allclose(out["zeta"].arraySync(), 9.0)
+    looped = tf.jit_loop(lambda x: {"z": x * 2, "a": x.sum()})(jnp.arange(6.0).reshape(3, 2))
+    assert list(looped) == ["z", "a"]
+    np.testing.assert_allclose(looped["a"].arraySync(), [1.0, 5.0, 9.0])

@@ -271,6 +271,9 @@ class Jitted:
         self._compiled: dict[Layout, Callable[..., Any]] = {}
         self._fast: _Fast | None = None  # set by a full call whose state the next may reuse
         self._fast_calling = False  # true while a fast call runs the program
+        # JAX hands dicts back with sorted keys: the order each result dict had when
+        # traced, by its sorted keys, where the two differ (so calls give the user's order)
+        self._key_orders: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self._program = self._install((), (), (), donate=True)
 
     @property
@@ -415,6 +418,7 @@ class Jitted:
             # the step's callers
             args, kwargs = wrap_tree(_from_refs(jax.tree.unflatten(tree, full)))
             out = self._body(args, kwargs)
+            _note_key_orders(out, self._key_orders)
             return wrap_tree(jax.tree.map(_output, out, is_leaf=_is_variable))
 
         avals = [jax.typeof(x) for x in (*state, *(leaves[i] for i in dynamic))]
@@ -517,7 +521,7 @@ class Jitted:
             self._adopt(created)
         elif self._fast is fast:
             fast.donated, fast.stamp = new, buffers_stamp()
-        return wrap_tree(out)
+        return self._result(out) if self._key_orders else wrap_tree(out)
 
     def _call_full(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         self._fast = None
@@ -562,6 +566,12 @@ class Jitted:
             self._commit(program, new, shared, created)
             if donate and not created and program is self._program:
                 self._fast = _Fast(program, new, kept, buffers_stamp())
+        return self._result(out)
+
+    def _result(self, out: Any) -> Any:
+        """A call's result as the user's code returned it: Tensors, dicts in its order."""
+        if self._key_orders:
+            out = _in_key_order(out, self._key_orders)
         return wrap_tree(out)
 
     def _commit(
@@ -620,6 +630,37 @@ def _unaliased(new: list[Any], extra: list[Any], out: list[Any], inputs: list[An
     return new, extra, out
 
 
+def _note_key_orders(tree: Any, orders: dict[tuple[Any, ...], tuple[Any, ...]]) -> None:
+    """Remember the key order of each plain dict in `tree` whose keys JAX would sort."""
+    if type(tree) is dict:
+        keys = tuple(tree)
+        try:
+            ordered = tuple(sorted(keys))
+        except TypeError:  # keys JAX cannot sort either: it raises on its own
+            return
+        if ordered != keys:
+            orders[ordered] = keys
+        for value in tree.values():
+            _note_key_orders(value, orders)
+    elif isinstance(tree, (list, tuple)):
+        for value in tree:
+            _note_key_orders(value, orders)
+
+
+def _in_key_order(tree: Any, orders: dict[tuple[Any, ...], tuple[Any, ...]]) -> Any:
+    """`tree` (as a compiled call returns it: plain dicts in sorted key order) with each
+    dict's keys in the order `_note_key_orders` saw when tracing."""
+    if type(tree) is dict:
+        keys = orders.get(tuple(tree), tuple(tree))
+        return {k: _in_key_order(tree[k], orders) for k in keys}
+    if type(tree) is list:
+        return [_in_key_order(v, orders) for v in tree]
+    if isinstance(tree, tuple):
+        items = [_in_key_order(v, orders) for v in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    return tree
+
+
 class JittedLoop(Jitted):
     """`fn` run once per leading-axis slice of its arguments, in one compiled call."""
 
@@ -663,6 +704,7 @@ class JittedLoop(Jitted):
             new = [
                 inner.writes.get(uid, c).astype(jnp.result_type(c)) for uid, c in zip(uids, carry)
             ]
+            _note_key_orders(inner.output, self._key_orders)
             return new, inner.output
 
         initial = [var.raw() for var in carried]  # bound, or read as an input to be

@@ -185,3 +185,13 @@ def test_a_history_copies_and_its_copy_reads_the_same_floats():
     twin = copy.deepcopy(history)
     assert twin.history["loss"] == history.history["loss"]
     assert all(type(v) is float for v in twin.history["loss"])
+
+
+def test_a_fit_inside_tidy_reads_its_validation_numbers_after_the_tidy_ended():
+    """tf.tidy disposes the Tensors made inside it; the pending numbers do not need them."""
+    config = {**ARGS, "epochs": 2, "validationSplit": 0.4}
+    histories = []
+    tf.tidy(lambda: histories.append(_model().fit(X, Y, config)))
+    watched = _model().fit(X, Y, {**config, "callbacks": [_Watcher()]})
+    for key in ("loss", "val_loss"):
+        np.testing.assert_allclose(histories[0].history[key], watched.history[key], rtol=1e-6)

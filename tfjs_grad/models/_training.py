@@ -909,7 +909,8 @@ class Trainable:
                     epoch_logs[key] = _callbacks.PendingNumber(mean) if unread else mean()
                 for key, value in list(epoch_logs.items()):
                     if key.startswith("val_"):
-                        number = functools.partial(float, value)
+                        # (the array: an enclosing tf.tidy disposes the Tensor)
+                        number = functools.partial(float, unwrap(value))
                         epoch_logs[key] = _callbacks.PendingNumber(number) if unread else number()
                 progress.end(epoch_logs)
                 _callbacks.run_hook(callbacks, "onEpochEnd", epoch, epoch_logs)

@@ -24,7 +24,7 @@ import inspect
 import numbers
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._monitor import Monitor
@@ -321,7 +321,7 @@ class PendingNumber:
 
     __slots__ = ("_settle",)
 
-    def __init__(self, settle: Any):
+    def __init__(self, settle: Callable[[], Any]):
         self._settle = settle
 
     def __float__(self) -> float:

@@ -1,7 +1,7 @@
 """What a compiled step threads for a tfjs optimizer's state: no inject_hyperparams step
-count beside a constant learning rate, and Adam's two running beta products as one
-float32 pair. The numbers stay tfjs's: checked against Adam written out in numpy with
-float32 running products, as tfjs 4.22 computes them."""
+count beside a constant learning rate (on one device, read and not written back), and
+Adam's two running beta products as one float32 pair. The numbers stay tfjs's: checked
+against Adam written out in numpy with float32 running products, as tfjs 4.22 does."""
 
 from __future__ import annotations
 
@@ -90,6 +90,56 @@ def test_compiled_adam_step_threads_weights_slots_and_three_shared_entries():
     assert float(optimizer.learning_rate) == 0.5
     moved = np.abs(np.asarray(w.value) - before)
     assert np.all(moved > 0.1), moved  # an Adam step moves each weight by about the rate
+
+
+@pytest.mark.skipif(jax.device_count() > 1, reason="with several devices the rate is rewritten")
+def test_on_one_device_a_compiled_step_reads_the_constant_rate_and_writes_the_rest():
+    """The update leaves a constant rate as it was: the program takes it as a read-only
+    input (not donated, not returned). Setting a new rate between calls still reaches
+    the next call. Checked against SGD written out: w -= rate * 2w."""
+    w = tf.variable(tf.tensor1d([1.0, -2.0]), name="w")
+    optimizer = tf.train.sgd(0.1)
+
+    @tf.jit
+    def step():
+        return optimizer.minimize(lambda: w.square().sum(), True)
+
+    expected = np.array([1.0, -2.0], np.float32)
+    for rate in (0.1, 0.1, 0.25, 0.25, 0.05):
+        if rate != float(optimizer.learning_rate):
+            optimizer.set_learning_rate(rate)
+        step()
+        expected = expected - np.float32(rate) * 2 * expected
+    np.testing.assert_allclose(np.asarray(w.value), expected, rtol=1e-6)
+    assert step.trace_count == 1
+    rate = owned_variables(optimizer)["learning_rate"]
+    assert rate in step._read and rate not in step._written  # pyright: ignore[reportAttributeAccessIssue]
+    assert w in step._written  # pyright: ignore[reportAttributeAccessIssue]
+
+
+@pytest.mark.skipif(jax.device_count() > 1, reason="with several devices the rate is rewritten")
+def test_a_jax_user_optax_schedule_rate_changes_so_the_step_writes_it():
+    """`tf.train.from_optax(optax.inject_hyperparams(...))` with a schedule: the rate
+    changes every step, so the step writes it; the loop's numbers equal plain optax."""
+    w = tf.variable(tf.tensor1d([0.5, 1.5]), name="w")
+    schedule = optax.linear_schedule(0.2, 0.05, 4)
+    tx = optax.inject_hyperparams(optax.sgd)(learning_rate=schedule)
+    optimizer = tf.train.from_optax(tx)
+
+    @tf.jit
+    def step():
+        return optimizer.minimize(lambda: jnp.sum(jnp.square(w.value)), True)
+
+    params = jnp.array([0.5, 1.5])
+    state = tx.init(params)
+    for _ in range(5):
+        step()
+        updates, state = tx.update(jax.grad(lambda p: jnp.sum(p**2))(params), state, params)
+        params = optax.apply_updates(params, updates)
+    np.testing.assert_allclose(np.asarray(w.value), np.asarray(params), rtol=1e-6)
+    written = {v.name for v in step._written}  # pyright: ignore[reportAttributeAccessIssue]
+    rates = [v.name for k, v in owned_variables(optimizer).items() if "learning_rate" in k]
+    assert rates and set(rates) <= written
 
 
 def test_a_scheduled_rate_still_follows_its_schedule_under_jit():

@@ -694,6 +694,7 @@ def _is_array(x: Any) -> bool:
 
 
 _LEAF_TYPES: set[type] = set()  # exact types seen to be Tensors, arrays or tracers
+_ARRAY_TYPES: set[type] = set()  # those of them that are not Tensors
 
 
 def map_leaves(fn: Callable[[Any], Any], tree: Any) -> Any:
@@ -710,6 +711,8 @@ def map_leaves(fn: Callable[[Any], Any], tree: Any) -> Any:
         return items if kind is list else tuple(items)
     if isinstance(tree, (Tensor, jax.Array, Tracer)):
         _LEAF_TYPES.add(kind)
+        if not isinstance(tree, Tensor):
+            _ARRAY_TYPES.add(kind)
         return fn(tree)
     if isinstance(tree, dict):
         items = {k: map_leaves(fn, v) for k, v in tree.items()}
@@ -733,6 +736,8 @@ def _as_tensor(x: Any) -> Any:
 def wrap_tree(tree: Any) -> Any:
     """`tree` with every array (not already a Tensor) wrapped in a Tensor; not recorded
     for tidy (the caller tracks what it made)."""
+    if type(tree) in _ARRAY_TYPES:  # one array, as most steps return
+        return Tensor(tree)
     return map_leaves(_as_tensor, tree)
 
 

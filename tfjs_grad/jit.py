@@ -69,8 +69,9 @@ CONSTANT_WARNING_SIZE = 256
 _PLAIN = {np.ndarray, float, int, bool, type(None), str, Tensor}
 
 
-def _is_concrete_array(x: Any) -> bool:
-    return isinstance(x, jax.Array) and not isinstance(x, Tracer)
+def _is_plain(x: Any) -> bool:
+    """A concrete JAX array or a NumPy scalar (`np.float32(0.1)`): holds no Variable."""
+    return isinstance(x, np.generic) or (isinstance(x, jax.Array) and not isinstance(x, Tracer))
 
 
 def _dtype_of(x: Any) -> Any:
@@ -487,28 +488,30 @@ class Jitted:
     # -- calling --------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fast = self._fast
-        if (
-            fast is not None
-            and not kwargs
+        if fast is None or kwargs:
+            return self._call_full(args, kwargs)
+        kinds = tuple(map(type, args))
+        if not (
+            _PLAIN.issuperset(kinds)
             and _store.current() is None
-            and _PLAIN.issuperset(map(type, args))
             and not tracing()
             and _store.donation_allowed()
         ):
-            with _store.LOCK:
-                if fast.stamp == buffers_stamp():  # nothing moved since it committed
-                    return self._call_fast(fast, args)
-        return self._call_full(args, kwargs)
+            return self._call_full(args, kwargs)
+        if Tensor in kinds:
+            args = tuple(map(_array_of, args))
+        with _store.LOCK:
+            if fast.stamp != buffers_stamp():  # something moved since it committed
+                return self._call_full(args, kwargs)
+            return self._call_fast(fast, args)
 
     def _call_fast(self, fast: _Fast, args: tuple[Any, ...]) -> Any:
-        """The call after a full one that left every buffer as it committed them: donate
-        those buffers as they are (no gather). A call that would trace (new argument
-        shapes) takes the full path instead: tracing needs its bookkeeping."""
+        """The call after a full one that left every buffer as it committed them (under
+        the lock): donate those buffers as they are (no gather). A call that would trace
+        (new argument shapes) takes the full path instead: tracing needs its bookkeeping."""
         program = fast.program
         self._fast_calling = True
         try:
-            if Tensor in map(type, args):
-                args = tuple(map(_array_of, args))
             new, created, out = program.call(fast.donated, fast.kept, *args)
         except _NeedsFullCall:
             new = None
@@ -521,7 +524,7 @@ class Jitted:
             self._adopt(created)
         elif self._fast is fast:
             fast.donated, fast.stamp = new, buffers_stamp()
-        return self._result(out) if self._key_orders else wrap_tree(out)
+        return self._result(out)
 
     def _call_full(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         self._fast = None
@@ -531,7 +534,7 @@ class Jitted:
             return self._under_outer_transform(args, kwargs)
         args = tuple(map(_array_of, args))  # as the fast call passes them
         if kwargs or not _PLAIN.issuperset(map(type, args)):
-            _PLAIN.update(type(a) for a in args if _is_concrete_array(a))
+            _PLAIN.update(type(a) for a in args if _is_plain(a))
             args, kwargs = _as_refs((args, kwargs))
         with _store.LOCK, _store.collecting():
             program = self._program

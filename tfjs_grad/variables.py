@@ -567,10 +567,12 @@ def gather(
 def commit_all(written: Sequence[Variable], new: Sequence[Any], shared: bool, since: int) -> None:
     """Take a step's results as `written`'s new, owned buffers (`shared` and `since`: what
     `gather` said, and the `epoch()` it ran in)."""
-    list(map(setattr, written, itertools.repeat("_buffer"), new))
+    for var, buffer in zip(written, new):  # (a plain loop: about twice map(setattr)'s speed)
+        var._buffer = buffer
     _moves[0] += 1
     if shared:
-        list(map(setattr, written, itertools.repeat("_shared"), itertools.repeat(False)))
+        for var in written:
+            var._shared = False
     if since != _epoch[0]:  # disposed during the call (e.g. dead slots pruned)
         for var in written:
             if var._disposed:

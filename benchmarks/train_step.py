@@ -184,13 +184,24 @@ class Run:
 
 # Each tfjs_grad variant shares a worker with a baseline of its own (so no Variables of
 # another variant live beside it); the loop variants only on tiny, where a call is cheap.
+# tf.jit runs in JIT_PROCESSES such workers, each against its own baseline: two programs
+# this close (a few us a step apart) differ by +-3% from one process to the next, with
+# the same code (where XLA's buffers and threads land), so its ratio is the median of the
+# per-process ratios. Replicas are named "tf.jit#2", ... and folded into the tf.jit row.
+JIT_PROCESSES = 3
 JAX_GROUPS = {
     "jit": ["tf.jit"],
+    **{f"jit{i}": [f"tf.jit#{i}"] for i in range(2, JIT_PROCESSES + 1)},
     "eager": ["eager", "eager_read"],
     "loop": ["baseline_loop", "jit_loop"],
 }
 HOME = {v: f"baseline@{g}" for g, variants in JAX_GROUPS.items() for v in variants}
 TINY_ONLY = {"baseline_loop", "jit_loop", "eager_read"}
+
+
+def _variant(key: str) -> str:
+    """The variant a slot runs: a replica's key without its "#n"."""
+    return key.partition("#")[0]
 
 
 def _groups(workload: str) -> dict[str, list[str]]:
@@ -205,11 +216,12 @@ def _mlp_slots(workload: str, run: Run, data_dir: pathlib.Path) -> dict[str, Slo
     """One worker per tfjs_grad group, each with its own baseline; torch; Node (tiny)."""
     slots: dict[str, Slot] = {}
     for group, variants in _groups(workload).items():
-        worker = _python(f"{workload}/{group}", "mlp", workload, ",".join(["baseline", *variants]))
+        runs = ",".join(["baseline", *map(_variant, variants)])
+        worker = _python(f"{workload}/{group}", "mlp", workload, runs)
         slots[f"baseline@{group}"] = Slot(f"baseline@{group}", worker, "baseline")
-        for variant in variants:
-            per_call = _mlp.K if variant.endswith("loop") else 1
-            slots[variant] = Slot(variant, worker, variant, per_call)
+        for key in variants:
+            per_call = _mlp.K if key.endswith("loop") else 1
+            slots[key] = Slot(key, worker, _variant(key), per_call)
     if reason := torch_missing():
         run.note(f"torch rows skipped: {reason}")
     else:
@@ -265,17 +277,22 @@ def _mlp_rows(workload: str, slots: dict[str, Slot], errors: dict[str, float], r
     ]
     eager = slots["eager"]
     for key, slot in slots.items():
-        if key.startswith("baseline@"):
+        if key.startswith("baseline@") or "#" in key:
             continue
         same = key in HOME
+        replicas = [s for k, s in slots.items() if _variant(k) == key]
+        ratios = [median_ratio(s, slots[HOME.get(s.name, "baseline@eager")]) for s in replicas]
         row = {
             "variant": key,
-            "steps_per_s": slot.rate(),
-            "ratio": median_ratio(slot, slots[HOME.get(key, "baseline@eager")]),
+            "steps_per_s": statistics.median(s.rate() for s in replicas),
+            "ratio": statistics.median(ratios),
             "against": "same process" if same else "other process, interleaved",
-            "blocks": len(slot.blocks),
-            "loss_check_max_rel": errors[key],
+            "blocks": sum(len(s.blocks) for s in replicas),
+            "loss_check_max_rel": max(errors[s.name] for s in replicas),
         }
+        if len(replicas) > 1:
+            row["against"] = f"same process, median of {len(replicas)} processes"
+            row["ratio_by_process"] = ratios
         if not same:
             row["eager_ratio"] = median_ratio(eager, slot)  # tfjs_grad eager ÷ this
         if key == "eager_read":
@@ -293,7 +310,8 @@ def _mlp_rows(workload: str, slots: dict[str, Slot], errors: dict[str, float], r
 def measure_first_call(workload: str, run: Run) -> None:
     """Fresh processes, variants alternating; baseline and tf.jit `first_call_repeats`
     times, the others once (paired with the first baseline)."""
-    variants = ["baseline", *(v for vs in _groups(workload).values() for v in vs)]
+    keys = (k for vs in _groups(workload).values() for k in vs if "#" not in k)
+    variants = ["baseline", *keys]
     by_variant: dict[str, list[dict[str, float]]] = {v: [] for v in variants}
     for repeat in range(run.config.first_call_repeats):
         for variant in variants if repeat == 0 else ["baseline", "tf.jit"]:
@@ -798,8 +816,11 @@ def report(run: Run, machine: dict[str, Any]) -> str:
         f"Steps/s: median of {config.rounds} blocks of about {config.block_s:g} s. "
         "× hand-written: median over rounds of the ratio to the baseline's block of the same "
         "round; the tfjs_grad variants share a process with their baseline, torch and tfjs "
-        "run in other processes, interleaved. First call: a fresh process, weights and "
-        "optimizer made, traced, compiled and one step run (imports excluded), median of "
+        f"run in other processes, interleaved; tf.jit runs in {JIT_PROCESSES} processes, "
+        "each with its own baseline, and its ratio is the median of theirs (its ratio moves "
+        "by about ±3% from one process to the next, with the same code). First call: a "
+        "fresh process, weights and optimizer made, traced, compiled and one step run "
+        "(imports excluded), median of "
         f"{config.first_call_repeats} for baseline and tf.jit, once for the others; "
         "peak RSS after 10 steps."
     )

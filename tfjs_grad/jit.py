@@ -15,8 +15,9 @@ binds them in the store while `fn` traces, and commits the results afterwards.
 - **Ownership.** Donated buffers come from `variables.gather`, which copies any buffer
   someone else may hold, so donation is never observable. A call whose previous call
   left `variables.buffers_stamp()` unchanged (no Variable read, written, disposed or
-  re-flagged since) donates the buffers that call committed as they are; a call that
-  would trace takes the full path.
+  re-flagged since) donates the buffers that call committed as they are, and leaves its
+  own results pending (`variables.commit_later`: stored in the Variables when anything
+  next reads or writes one); a call that would trace takes the full path.
 - **Transactions.** Nothing is committed until the call has succeeded. A program with
   host callbacks, and every program while `jax_debug_nans`/`jax_debug_infs` is on,
   runs without donation (and is waited for), so a failure at run time leaves every
@@ -51,6 +52,7 @@ from .variables import (
     check_alive,
     commit,
     commit_all,
+    commit_later,
     epoch,
     gather,
     pinned_sharding,
@@ -135,12 +137,16 @@ class _Step:
 
 class _Fast:
     """What a full call left for the next: its program, the buffers it committed (donated
-    next as they are) and the read-only ones, and `buffers_stamp()` after its commit."""
+    next as they are) and the read-only ones, `buffers_stamp()` after its commit, and
+    whether the step returns one array (wrapped straight into a Tensor)."""
 
-    __slots__ = ("program", "donated", "kept", "stamp")
+    __slots__ = ("program", "donated", "kept", "stamp", "single")
 
-    def __init__(self, program: _Program, donated: list[Any], kept: list[Any], stamp: int):
+    def __init__(
+        self, program: _Program, donated: list[Any], kept: list[Any], stamp: int, single: bool
+    ):
         self.program, self.donated, self.kept, self.stamp = program, donated, kept, stamp
+        self.single = single
 
 
 class _NeedsFullCall(Exception):
@@ -519,11 +525,13 @@ class Jitted:
             self._fast_calling = False
         if new is None:
             return self._call_full(args, {})
-        commit_all(program.written, new, False, program.epoch)
+        commit_later(program.written, new, program.epoch)
         if created:
             self._adopt(created)
         elif self._fast is fast:
             fast.donated, fast.stamp = new, buffers_stamp()
+        if fast.single:  # (wrap_tree's walk costs a tiny step about 1 us)
+            return Tensor(out)
         return self._result(out)
 
     def _call_full(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -568,7 +576,8 @@ class Jitted:
                     program = self._widened(program, handed)
             self._commit(program, new, shared, created)
             if donate and not created and program is self._program:
-                self._fast = _Fast(program, new, kept, buffers_stamp())
+                single = isinstance(out, jax.Array)
+                self._fast = _Fast(program, new, kept, buffers_stamp(), single)
         return self._result(out)
 
     def _result(self, out: Any) -> Any:

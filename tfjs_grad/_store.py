@@ -31,13 +31,14 @@ from typing import Any
 import jax
 
 LOCK = threading.RLock()
+_DEBUG_NANS, _DEBUG_INFS = jax.debug_nans, jax.debug_infs
 
 
 def donation_allowed() -> bool:
     """Whether a program may donate its inputs now. Not while `jax_debug_nans` or
     `jax_debug_infs` is on: JAX re-runs a failing program op by op to name the op, and
     needs its inputs for that (the failure then leaves every Variable as it was)."""
-    return not (jax.debug_nans.value or jax.debug_infs.value)
+    return not (_DEBUG_NANS.value or _DEBUG_INFS.value)
 
 
 class Frame:
@@ -94,8 +95,9 @@ _runs: contextvars.ContextVar[list[Effects] | None] = contextvars.ContextVar(
 )
 
 
-def current() -> Frame | None:
-    return _top.get()
+# The innermost frame, or None outside every transform: the ContextVar's own getter (no
+# Python frame: tf.jit's fast call asks on every call).
+current: Callable[[], Frame | None] = _top.get
 
 
 def run(fn: Callable[[], Any], bindings: Mapping[int, Any], *, tracks: bool = False) -> Effects:

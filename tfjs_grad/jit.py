@@ -525,11 +525,11 @@ class Jitted:
             self._fast_calling = False
         if new is None:
             return self._call_full(args, {})
-        commit_later(program.written, new, program.epoch)
+        stamp = commit_later(program.written, new, program.epoch)
         if created:
             self._adopt(created)
         elif self._fast is fast:
-            fast.donated, fast.stamp = new, buffers_stamp()
+            fast.donated, fast.stamp = new, stamp
         if fast.single:  # (wrap_tree's walk costs a tiny step about 1 us)
             return Tensor(out)
         return self._result(out)

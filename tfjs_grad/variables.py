@@ -602,15 +602,17 @@ def commit_all(written: Sequence[Variable], new: Sequence[Any], shared: bool, si
                 var._buffer = None
 
 
-def commit_later(written: Sequence[Variable], new: list[Any], since: int) -> None:
+def commit_later(written: Sequence[Variable], new: list[Any], since: int) -> int:
     """`commit_all(written, new, False, since)` for a fast call, under `_store.LOCK`: the
     buffers are stored in the Variables when anything next reads or writes one. A pending
-    commit of the same Variables is dropped: this call donated its buffers."""
+    commit of the same Variables is dropped: this call donated its buffers. Returns the
+    new `buffers_stamp()`."""
     pending = _deferred[0]
     if pending is not None and pending[0] is not written:
         _settle()
     _deferred[0] = (written, new, since)
     _moves[0] += 1
+    return _moves[0]
 
 
 def _settle() -> None:

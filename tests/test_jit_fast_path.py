@@ -87,3 +87,24 @@ def test_a_jax_user_mixing_numpy_scalars_arrays_and_jnp_values():
     # (reading w.value lends its buffer out: the next call gathers a copy to donate)
     assert _full_calls(lambda: step(np.int32(1), np.float32(0.0), x, y)) == 1
     np.testing.assert_allclose(np.asarray(w.value), eager + 1, rtol=1e-6)
+
+
+def test_a_new_shape_on_the_fast_path_hands_over_to_a_trace_and_back():
+    """A tfjs user's step called with a batch of another length after fast calls: the
+    trace the fast call would start is handed to the full path; both shapes stay right."""
+    total = tf.variable(tf.scalar(0.0))
+
+    @tf.jit
+    def add_sum(x):
+        total.assign(total.add(x.sum()))
+        return total.value
+
+    expected = 0.0
+    for length in (2, 2, 2, 3, 3, 2, 5, 2):
+        x = np.arange(length, dtype=np.float32)
+        expected += float(x.sum())
+        assert float(np.asarray(add_sum(x))) == expected
+    assert add_sum.trace_count == 3
+    assert _full_calls(lambda: add_sum(np.ones(2, np.float32))) == 0
+    assert _full_calls(lambda: add_sum(np.ones(7, np.float32))) == 1  # a new shape
+    assert float(np.asarray(total.value)) == expected + 9.0

@@ -123,6 +123,11 @@ def run(fn: Callable[[], Any], bindings: Mapping[int, Any], *, tracks: bool = Fa
     return effects
 
 
+def is_collecting() -> bool:
+    """Whether a `collecting()` block is open here (a tf.jit full call's)."""
+    return _runs.get() is not None
+
+
 class collecting:  # noqa: N801 (a context manager, used as a function)
     """Within: every `run`'s Effects are collected; on an error, their Variables are
     disposed (a trace whose program then failed to compile or run)."""

@@ -277,7 +277,6 @@ class Jitted:
         self._signature = _with_state_parameters(fn)
         self._compiled: dict[Layout, Callable[..., Any]] = {}
         self._fast: _Fast | None = None  # set by a full call whose state the next may reuse
-        self._fast_calling = False  # true while a fast call runs the program
         # JAX hands dicts back with sorted keys: the order each result dict had when
         # traced, by its sorted keys, where the two differ (so calls give the user's order)
         self._key_orders: dict[tuple[Any, ...], tuple[Any, ...]] = {}
@@ -389,7 +388,7 @@ class Jitted:
         created, out)`: the state first, so that JAX pairs each donated input with its own
         new value (an output before them would take the first donated buffer of its
         shape, and shift every pairing after it into a copy)."""
-        if self._fast_calling:  # a trace needs `__call__`'s full path (see `_call_fast`)
+        if not _store.is_collecting():  # started by a fast call: the full path traces
             raise _NeedsFullCall
         state = [*donated, *kept]
         leaves, tree = jax.tree.flatten((args, kwargs))
@@ -516,14 +515,9 @@ class Jitted:
         the lock): donate those buffers as they are (no gather). A call that would trace
         (new argument shapes) takes the full path instead: tracing needs its bookkeeping."""
         program = fast.program
-        self._fast_calling = True
         try:
             new, created, out = program.call(fast.donated, fast.kept, *args)
         except _NeedsFullCall:
-            new = None
-        finally:
-            self._fast_calling = False
-        if new is None:
             return self._call_full(args, {})
         stamp = commit_later(program.written, new, program.epoch)
         if created:

@@ -141,6 +141,12 @@ def test_threads_calling_one_step_and_reading_while_it_runs():
     assert reads == sorted(reads)
 
 
+@settings(
+    max_examples=25,
+    stateful_step_count=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 class DeferredModel(RuleBasedStateMachine):
     """Fast-path steps (no Variable arguments), eager writes, reads, disposal of
     unrelated Variables, new Variables and tidy/memory calls in random orders; every read
@@ -228,10 +234,4 @@ class DeferredModel(RuleBasedStateMachine):
         tf.dispose_variables()
 
 
-DeferredModel.TestCase.settings = settings(
-    max_examples=25,
-    stateful_step_count=20,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 test_deferred_model = DeferredModel.TestCase

@@ -4,12 +4,12 @@ numbers. Every value the fast calls return is checked against the same loop run 
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from call_counting import calls_into
 
 import tfjs_grad as tf
 from tfjs_grad.jit import Jitted
@@ -23,19 +23,7 @@ def _clean():
 
 def _full_calls(call: Any) -> int:
     """How many times `call()` enters a tf.jit step's full (gathering) path."""
-    code = Jitted._call_full.__code__
-    count = [0]
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code is code:
-            count[0] += 1
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return count[0]
+    return calls_into(Jitted._call_full.__code__, call)
 
 
 def _accumulate(step: Any, values: list[Any]) -> list[float]:

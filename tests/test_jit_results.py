@@ -7,7 +7,6 @@ Tensor rebuilt through its pytree unflatten (which inspects the calling frame) p
 from __future__ import annotations
 
 import dataclasses
-import sys
 from typing import Any, NamedTuple
 
 import jax
@@ -15,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from call_counting import calls_into
 
 import tfjs_grad as tf
 from tfjs_grad import _tensor
@@ -27,19 +27,7 @@ class Pair(NamedTuple):
 
 def _tensor_unflattens(call: Any) -> int:
     """How many times `call()` rebuilds a Tensor through the Tensor pytree's unflatten."""
-    code = _tensor._unflatten.__code__
-    count = [0]
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code is code:
-            count[0] += 1
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return count[0]
+    return calls_into(_tensor._unflatten.__code__, call)
 
 
 def test_tfjs_user_gets_tensors_on_every_call():

@@ -381,6 +381,10 @@ def measure_polynomial(run: Run) -> None:
                 row[f"ratio_{other.name}"] = median_ratio(slot, other)
             if node:
                 row["ratio_best_tfjs"] = _ratio_to_best(slot, node)
+        if key == "baseline_scan":
+            # the per-batch target's ceiling: fit runs the scan's math in one dispatch, so
+            # its ratio to the per-batch loop is about this one (which moves with load)
+            row["ratio_baseline_fit"] = median_ratio(slot, slots["baseline_fit"])
         run.rows.append(row)
 
 
@@ -512,6 +516,10 @@ def measure_fit(run: Run, workload: str = "tiny") -> None:
                 row[f"ratio_{other.name}"] = median_ratio(slot, other)
             if node:
                 row["ratio_best_tfjs"] = _ratio_to_best(slot, node)
+        if key == "baseline_scan":
+            # the per-batch target's ceiling: fit runs the scan's math in one dispatch, so
+            # its ratio to the per-batch loop is about this one (which moves with load)
+            row["ratio_baseline_fit"] = median_ratio(slot, slots["baseline_fit"])
         run.rows.append(row)
 
 
@@ -654,8 +662,9 @@ def evaluate_targets(run: Run) -> None:
         "polynomial: eager ≥ 2× tfjs in Node (its faster backend)", poly, ">=", 2.0, _x(poly)
     )
     ratio = get("fit", "fit", "ratio")
+    scan = get("fit", "baseline_scan", "ratio_baseline_fit")
     run.target("fit: model.fit ≥ 2.5× hand-written per-batch jax.jit + optax", ratio, ">=", 2.5,
-               _x(ratio))  # fmt: skip
+               f"{_x(ratio)} (the hand-written scan: {_x(scan)})")  # fmt: skip
     ratio = get("fit-medium", "fit", "ratio")
     run.target("fit medium: model.fit ≥ 0.95× hand-written", ratio, ">=", 0.95, _x(ratio))
     ratio = get("fit", "fit", "ratio_baseline_scan")

@@ -167,13 +167,17 @@ def main() -> None:
             line += f"  hand/x wall {ratio('hand', name, 0):.3f} cpu {ratio('hand', name, 1):.3f}"
         print(line)
     if "mlp+read" in steps:
-        print(f"read loop: without/with {ratio('mlp', 'mlp+read', 0):.3f} (wall), "
-              f"{ratio('mlp', 'mlp+read', 1):.3f} (cpu)")
+        print(
+            f"read loop: without/with {ratio('mlp', 'mlp+read', 0):.3f} (wall), "
+            f"{ratio('mlp', 'mlp+read', 1):.3f} (cpu)"
+        )
     if "op x1" in steps:
         for k, what in ((0, "wall"), (1, "cpu")):
             per = (median("op x41", k) - median("op x1", k)) / 40
-            print(f"one recorded op: {per:.2f} us ({what}); a 1-op variableGrads call "
-                  f"{median('op x1', k):.1f} us")
+            print(
+                f"one recorded op: {per:.2f} us ({what}); a 1-op variableGrads call "
+                f"{median('op x1', k):.1f} us"
+            )
 
 
 if __name__ == "__main__":

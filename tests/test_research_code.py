@@ -234,9 +234,7 @@ def no_tape_warnings():
 
 
 def _variables(prog: Program, ctx: str, ps) -> list[Any]:
-    return [
-        tf.variable(tf.tensor(p), True, f"rc_{prog.name}_{ctx}_{i}") for i, p in enumerate(ps)
-    ]
+    return [tf.variable(tf.tensor(p), True, f"rc_{prog.name}_{ctx}_{i}") for i, p in enumerate(ps)]
 
 
 def _tensors(x, ps) -> list[Any]:
@@ -523,8 +521,13 @@ CONTEXTS = {
     "custom_grad": ctx_custom_grad,
 }
 # value-dependent Python cannot be traced: tfjs runs f eagerly, so the eager contexts only
-_TRACED = {"jit_minimize_value", "jit_minimize_variable", "grad_under_jax_jit",
-           "grad_under_jax_vmap", "custom_grad"}
+_TRACED = {
+    "jit_minimize_value",
+    "jit_minimize_variable",
+    "grad_under_jax_jit",
+    "grad_under_jax_vmap",
+    "custom_grad",
+}
 
 PAIRS = [
     pytest.param(prog, ctx, id=f"{prog.name}-{ctx}")

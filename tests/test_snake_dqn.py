@@ -209,8 +209,15 @@ def test_snake_dqn_trains_like_tfjs(ref, monkeypatch, capsys):
     monkeypatch.setattr(train_module, "copyWeights", copy_weights)
 
     training = train_module.train(
-        agent, setup.batchSize, setup.gamma, setup.learningRate,
-        setup.cumulativeRewardThreshold, setup.maxNumFrames, setup.syncEveryFrames, None)
+        agent,
+        setup.batchSize,
+        setup.gamma,
+        setup.learningRate,
+        setup.cumulativeRewardThreshold,
+        setup.maxNumFrames,
+        setup.syncEveryFrames,
+        None,
+    )
     asyncio.run(training)
 
     # The games: the same actions (greedy ones from the same Q values), rewards and ends.

@@ -102,7 +102,9 @@ def test_method_form_under_jax_jit_and_vmap(case):
 _GRAD_CASES = [
     c
     for c in _METHOD_CASES
-    if c.get("grads") and c["grads"]["wrt"] and c["grads"]["wrt"][0] == [0]
+    if c.get("grads")
+    and c["grads"]["wrt"]
+    and c["grads"]["wrt"][0] == [0]
     and _method_name(c["op"]) not in ("concat", "stack", "where")
 ]
 

@@ -10,10 +10,8 @@ them when they are dropped.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import weakref
-from collections.abc import Iterator
 from typing import Any, TypeVar, overload
 
 import jax
@@ -40,6 +38,8 @@ def track(result: Any, inputs: tuple[Any, ...] = ()) -> Any:
     Tensors it recorded, never the buffers they share with anyone else.
     """
     kind = type(result)
+    if kind is Tensor:  # (a tidy's usual result: before the ABC checks below)
+        return result
     if kind in _CONCRETE:  # the common case: one concrete array (a set lookup, no ABC check)
         tensor = Tensor(result)
         made = _innermost.get()
@@ -84,12 +84,30 @@ def record(tensors: Any) -> None:
         made.append(weakref.ref(tensor))
 
 
-@contextlib.contextmanager
-def scope() -> Iterator[list[weakref.ref[Any]]]:
-    """Open a scope; yields the list its arrays are recorded in."""
-    made: list[weakref.ref[Any]] = []
-    token = _innermost.set(made)
-    try:
-        yield made
-    finally:
-        _innermost.reset(token)
+def record_one(tensor: Tensor) -> None:
+    """`record((tensor,))`, for the one Tensor most ops return."""
+    made = _innermost.get()
+    if made is not None:
+        made.append(weakref.ref(tensor))
+
+
+class scope:  # noqa: N801 (used as a function: `with scope() as made`)
+    """Open a scope; `with scope() as made`: the list its arrays are recorded in.
+
+    (A class rather than a generator context manager: every `tf.tidy` opens one.)
+
+    >>> with scope() as made:
+    ...     tensor = track(jax.numpy.ones(2))
+    >>> [ref() is tensor for ref in made]
+    [True]
+    """
+
+    __slots__ = ("made", "token")
+
+    def __enter__(self) -> list[weakref.ref[Any]]:
+        self.made: list[weakref.ref[Any]] = []
+        self.token = _innermost.set(self.made)
+        return self.made
+
+    def __exit__(self, *exc: object) -> None:
+        _innermost.reset(self.token)

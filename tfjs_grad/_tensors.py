@@ -331,9 +331,9 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> OpDecorat
                 if name in values:
                     raise TypeError(f"{fn.__name__}() got multiple values for argument '{name}'")
                 values[name] = value
-            for name, value in values.items():
-                if value is None and name in defaults:
-                    values[name] = defaults[name]
+            for name, default in defaults.items():
+                if name in values and values[name] is None:
+                    values[name] = default
             if depth.n == 0:
                 tape = active_tape()
                 if tape is not None:  # inside the f of an eager gradient call
@@ -343,7 +343,7 @@ def op(tfjs_name: str, *, eager_only: bool = False, **tensors: str) -> OpDecorat
                         recorded, result = tape.record(wrapper, values, tensors)
                         if recorded:
                             if type(result) is Tensor:
-                                _scope.record((result,))
+                                _scope.record_one(result)
                             else:
                                 _scope.record(jax.tree.leaves(result, is_leaf=_is_tensor))
                             return result

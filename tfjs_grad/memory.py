@@ -152,7 +152,10 @@ def tidy(name_or_fn: Any, fn: Any = None) -> Any:
             result = fn()
         finally:
             returned: dict[int, Any] = {}
-            _walk(result, returned, set())
+            if type(result) is Tensor:  # (the usual result: no walk)
+                returned[id(result)] = result
+            else:
+                _walk(result, returned, set())
             for tensor in [t for ref in made if (t := ref()) is not None]:
                 if id(tensor) in returned:
                     passed_up.append(tensor)

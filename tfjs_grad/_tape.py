@@ -253,6 +253,18 @@ def _interned(aval: Any) -> _Interned:
 
 _part_ids = itertools.count()  # never reused: a cleared table cannot alias a cached plan
 _PLAIN = frozenset({type(None), bool, int, float, str})  # static arguments kept as given
+_CONSTANT_KINDS: set[type] = {float}  # a float, and the concrete array types seen
+
+
+def _is_constant_kind(kind: type, value: Any) -> bool:
+    """Whether a tensor argument of type `kind` is a concrete array (remembered: the
+    common check is then a set lookup, not `jax.Array`'s ABC check)."""
+    if isinstance(value, jax.Array) and not isinstance(value, Tracer):
+        _CONSTANT_KINDS.add(kind)
+        return True
+    return isinstance(value, jax.Array)
+
+
 _LEAF = jax.tree.structure(0)
 _NONE_TREE = jax.tree.structure(None)
 _Tensor: list[Any] = []  # tfjs_grad._tensor.Tensor, set at its import (it imports this)
@@ -538,7 +550,7 @@ class Tape:
                     wiring.append((name, keys[value.slot]))
                 elif value is None:
                     wiring.append((name, None))
-                elif kind is float or isinstance(value, jax.Array):
+                elif kind in _CONSTANT_KINDS or _is_constant_kind(kind, value):
                     if constants is None:
                         constants = []
                     constants.append(len(slots))

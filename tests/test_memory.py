@@ -6,6 +6,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tfjs_grad as tf
 
@@ -141,3 +143,63 @@ def test_ten_thousand_tidy_training_steps_do_not_leak():
             after_100 = tf.memory().num_tensors
     assert tf.memory().num_tensors == after_100
     np.testing.assert_allclose([float(a.value), float(b.value)], [2.0, -1.0], atol=1e-3)
+
+
+# A random nest of tidies, checked against a model of tfjs's rule: a Tensor made in a tidy
+# outlives it only if that tidy returns it (alone or in a list or dict) or it was kept;
+# what an inner tidy returns belongs to the enclosing one, which frees it unless it too
+# returns it.
+_tidy_nests = st.recursive(
+    st.fixed_dictionaries(
+        {"made": st.integers(0, 3), "kept": st.integers(0, 3), "children": st.just([])}
+    ),
+    lambda inner: st.fixed_dictionaries(
+        {
+            "made": st.integers(0, 3),
+            "kept": st.integers(0, 3),
+            "children": st.lists(inner, max_size=2),
+        }
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_tidy_nests, st.data())
+def test_tidy_nests_free_exactly_what_no_tidy_returns_or_keeps(nest, data):
+    tensors: dict[int, tf.Tensor] = {}
+    kept_ids: set[int] = set()
+    alive: dict[int, bool] = {}  # id(tensor) -> expected to outlive the outermost tidy
+
+    def shaped(chosen):  # the shapes a tidy returns: one Tensor (its fast path), list, dict
+        form = data.draw(st.sampled_from(["single", "list", "dict"]))
+        if form == "single" and len(chosen) == 1:
+            return chosen[0]
+        return {str(i): t for i, t in enumerate(chosen)} if form == "dict" else chosen
+
+    def unshaped(result):
+        if isinstance(result, tf.Tensor):
+            return [result]
+        return list(result.values()) if isinstance(result, dict) else result
+
+    def run(node):
+        made = [tf.ones([1]) for _ in range(node["made"])]
+        for t in made[: node["kept"]]:
+            kept_ids.add(id(tf.keep(t)))
+        escaped = [
+            t for child in node["children"] for t in unshaped(tf.tidy(lambda c=child: run(c)))
+        ]
+        candidates = made + escaped
+        chosen = []
+        if candidates:
+            chosen = data.draw(st.lists(st.sampled_from(candidates), unique_by=id))
+        for t in candidates:  # this tidy frees what it does not return, kept ones aside
+            tensors[id(t)] = t
+            alive[id(t)] = id(t) in kept_ids
+        for t in chosen:
+            alive[id(t)] = True
+        return shaped(chosen)
+
+    tf.tidy(lambda: run(nest))
+    for key, tensor in tensors.items():
+        assert tensor.isDisposed is not alive[key]

@@ -381,10 +381,6 @@ def measure_polynomial(run: Run) -> None:
                 row[f"ratio_{other.name}"] = median_ratio(slot, other)
             if node:
                 row["ratio_best_tfjs"] = _ratio_to_best(slot, node)
-        if key == "baseline_scan":
-            # the per-batch target's ceiling: fit runs the scan's math in one dispatch, so
-            # its ratio to the per-batch loop is about this one (which moves with load)
-            row["ratio_baseline_fit"] = median_ratio(slot, slots["baseline_fit"])
         run.rows.append(row)
 
 
